@@ -1,0 +1,11 @@
+"""The ``leap`` command. Each area registers its sub-commands in its own module under ``leap.cli``."""
+
+from __future__ import annotations
+
+import typer
+
+from leap.cli import tasks_cmd
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="LEAP: RL post-training of code LLMs for fast, correct GPU kernels.")
+app.add_typer(tasks_cmd.app, name="tasks")

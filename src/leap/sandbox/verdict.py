@@ -1,0 +1,48 @@
+"""The `Verdict` record: what the sandbox says about one candidate."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Status = Literal["ok", "format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect"]
+Backend = Literal["triton", "cuda_inline", "cuda_nvrtc"]
+STATUSES: tuple[str, ...] = ("ok", "format_error", "rejected", "compile_error", "runtime_error",
+                             "timeout", "incorrect")
+
+
+class Verdict(BaseModel):
+    """The outcome of verifying one candidate against one task.
+
+    ``correct`` is true only for status ``ok``. Speedups and runtimes are ``None`` where no timing ran
+    (no GPU, or the candidate failed before timing). ``feedback`` is the text shown to the policy on
+    its next turn; ``detail`` may hold judge-internal specifics that are never shown to the policy.
+    """
+
+    status: Status
+    correct: bool = False
+    compiled: bool = False
+    backend: Backend | None = None
+    device: str = "cpu"
+    speedup_eager: float | None = None
+    speedup_compile: float | None = None
+    runtime_us: float | None = None
+    ref_runtime_us: float | None = None
+    ref_compile_runtime_us: float | None = None
+    custom_kernel_fraction: float | None = None
+    trials: int = 0
+    max_abs_error: float | None = None
+    max_rel_error: float | None = None
+    feedback: str = ""
+    detail: str = ""
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    task: str = ""
+
+    @property
+    def timed(self) -> bool:
+        return self.speedup_eager is not None
+
+    def public_dict(self) -> dict:
+        """The JSON the CLI prints (everything except judge-internal ``detail``)."""
+        return self.model_dump(exclude={"detail"})

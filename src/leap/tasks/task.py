@@ -1,0 +1,165 @@
+"""The `Task` record and loaders for KernelBench-format task files.
+
+A task file is Python source with ``class Model(nn.Module)``, ``get_inputs()`` and
+``get_init_inputs()``; it may add ``get_small_inputs()`` (CPU-sized shapes) and module-level
+metadata constants, read statically (the file is never executed to load it):
+
+``LEAP_LEVEL`` (int), ``LEAP_TAGS`` (list[str]), ``LEAP_SPLIT`` ("train"|"eval"),
+``LEAP_RTOL`` / ``LEAP_ATOL`` (float), ``LEAP_ALLOWED_OPS`` (list of torch op names the candidate's
+forward may call, e.g. ``["matmul", "conv2d"]``), ``LEAP_INPUT_DOMAINS`` (dict: input index ->
+"any" | "positive" | "unit" | [lo, hi]) and ``LEAP_DTYPE`` ("fp32"|"bf16"|"fp16").
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Domain = Literal["any", "positive", "unit"] | tuple[float, float]
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+_KB_NAME = re.compile(r"^(\d+)_(.+)\.py$")
+
+
+class TaskError(ValueError):
+    """A task file that cannot be used; the message is one line naming the file and the problem."""
+
+
+class Task(BaseModel):
+    """One kernel-writing problem: a PyTorch reference and its metadata."""
+
+    name: str
+    source: str
+    level: int = 1
+    dtype: Literal["fp32", "bf16", "fp16", "int"] = "fp32"
+    tags: list[str] = Field(default_factory=list)
+    split: Literal["train", "eval"] | None = None
+    rtol: float | None = None
+    atol: float | None = None
+    allowed_ops: list[str] = Field(default_factory=list)
+    input_domains: dict[int, Domain] = Field(default_factory=dict)
+    has_small_inputs: bool = False
+    origin: str = ""
+
+    @property
+    def source_hash(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+
+def _literal(node: ast.AST, path: str, field: str) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError as exc:
+        raise TaskError(f"{path}: {field} must be a literal value ({exc})") from None
+
+
+def parse_task(source: str, name: str, origin: str = "", level: int | None = None) -> Task:
+    """Build a `Task` from source text, checking the KernelBench contract statically."""
+    where = origin or name
+    try:
+        tree = ast.parse(source, filename=where)
+    except SyntaxError as exc:
+        raise TaskError(f"{where}: not valid Python (line {exc.lineno}: {exc.msg})") from None
+    defined: set[str] = set()
+    meta: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id.startswith("LEAP_"):
+                meta[target.id] = _literal(node.value, where, target.id)
+    missing = [n for n in REQUIRED if n not in defined]
+    if missing:
+        raise TaskError(f"{where}: missing {', '.join(missing)} (a KernelBench task defines "
+                        "class Model, get_inputs() and get_init_inputs())")
+    fields: dict[str, Any] = {
+        "name": name, "source": source, "origin": origin,
+        "has_small_inputs": "get_small_inputs" in defined,
+    }
+    keys = {"LEAP_LEVEL": "level", "LEAP_TAGS": "tags", "LEAP_SPLIT": "split", "LEAP_RTOL": "rtol",
+            "LEAP_ATOL": "atol", "LEAP_ALLOWED_OPS": "allowed_ops", "LEAP_DTYPE": "dtype",
+            "LEAP_INPUT_DOMAINS": "input_domains"}
+    unknown = sorted(set(meta) - set(keys))
+    if unknown:
+        raise TaskError(f"{where}: unknown metadata {unknown[0]} (expected one of {sorted(keys)})")
+    fields.update({keys[k]: v for k, v in meta.items()})
+    if level is not None and "LEAP_LEVEL" not in meta:
+        fields["level"] = level
+    try:
+        return Task(**fields)
+    except ValueError as exc:  # pydantic.ValidationError is a ValueError
+        err = exc.errors()[0] if hasattr(exc, "errors") else {"loc": ("?",), "msg": str(exc)}
+        loc = ".".join(str(p) for p in err["loc"])
+        raise TaskError(f"{where}: field {loc}: {err['msg']}") from None
+
+
+def load_task_file(path: str | Path, level: int | None = None) -> Task:
+    """Load one task file; the task is named after the file's stem."""
+    p = Path(path)
+    try:
+        source = p.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskError(f"{p}: cannot read task file ({exc.__class__.__name__}: {exc})") from None
+    return parse_task(source, name=p.stem, origin=str(p), level=level)
+
+
+def load_task_dir(path: str | Path, level: int | None = None) -> list[Task]:
+    """Load every ``*.py`` task in a directory (sorted; files starting with ``_`` are skipped)."""
+    p = Path(path)
+    if not p.is_dir():
+        raise TaskError(f"{p}: not a directory of task files")
+    files = sorted(f for f in p.glob("*.py") if not f.name.startswith("_"))
+    return [load_task_file(f, level=level) for f in sorted(files, key=_kernelbench_order)]
+
+
+def _kernelbench_order(f: Path) -> tuple[int, str]:
+    m = _KB_NAME.match(f.name)
+    return (int(m.group(1)), f.name) if m else (10**9, f.name)
+
+
+def load_kernelbench(root: str | Path, levels: tuple[int, ...] = (1, 2, 3)) -> list[Task]:
+    """Load a KernelBench checkout (``root/KernelBench/level{N}/N_name.py`` or ``root/level{N}/``).
+
+    Task names are ``kb_l{level}_{N}_{name}``, so they never collide with built-in tasks.
+    """
+    base = Path(root)
+    if (base / "KernelBench").is_dir():
+        base = base / "KernelBench"
+    tasks: list[Task] = []
+    for level in levels:
+        folder = base / f"level{level}"
+        if not folder.is_dir():
+            continue
+        for task in load_task_dir(folder, level=level):
+            task.name = f"kb_l{level}_{task.name}"
+            tasks.append(task)
+    if not tasks:
+        raise TaskError(f"{root}: no KernelBench tasks found (expected level1/, level2/, level3/ folders)")
+    return tasks
+
+
+def iter_task_source(spec: str) -> Iterator[Task]:
+    """Resolve a task source given on the command line: a file, a directory, a KernelBench
+    checkout, ``builtin`` / ``builtin:train`` / ``builtin:eval``, or a built-in task name."""
+    from leap.tasks.suite import builtin_tasks, get_builtin
+
+    if spec.startswith("builtin"):
+        split = spec.split(":", 1)[1] if ":" in spec else None
+        yield from builtin_tasks(split=split)
+        return
+    p = Path(spec)
+    if p.is_file():
+        yield load_task_file(p)
+    elif p.is_dir():
+        if (p / "KernelBench").is_dir() or (p / "level1").is_dir():
+            yield from load_kernelbench(p)
+        else:
+            yield from load_task_dir(p)
+    else:
+        yield get_builtin(spec)
