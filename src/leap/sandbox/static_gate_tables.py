@@ -1,0 +1,155 @@
+"""Name tables for the static gate: what a candidate may import, reference and call.
+
+Qualified names are dotted paths as the candidate imports them (``torch.nn.functional.relu``).
+A prefix entry ``"torch.distributed"`` covers everything below it.
+"""
+
+from __future__ import annotations
+
+# Import roots a candidate may import at all (anything else is rejected).
+ALLOWED_IMPORT_ROOTS = frozenset({
+    "torch", "triton", "numpy", "cupy", "cuda", "math", "cmath", "typing", "typing_extensions",
+    "functools", "itertools", "collections", "dataclasses", "enum", "__future__", "operator",
+    "numbers", "abc", "os", "sys", "copy", "struct", "warnings", "textwrap", "string",
+})
+
+# Qualified names (and everything below them) that are rejected wherever they appear.
+FORBIDDEN_PREFIXES = (
+    # processes, threads, distributed, compilation into PyTorch's own kernels
+    "torch.multiprocessing", "torch.distributed", "torch.compile", "torch.compiler", "torch.jit",
+    "torch.fx", "torch.export", "torch.utils.data", "torch.hub", "torch.library", "torch.overrides",
+    "torch.testing", "torch.profiler", "torch.autograd.profiler", "torch.utils.cpp_extension.load",
+    "torch.utils.benchmark", "torch.utils.checkpoint",
+    # global state and RNG
+    "torch.manual_seed", "torch.seed", "torch.initial_seed", "torch.random", "torch.get_rng_state",
+    "torch.set_rng_state", "torch.Generator", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+    "torch.cuda.set_rng_state", "torch.cuda.get_rng_state", "torch.cuda.seed",
+    "torch.use_deterministic_algorithms", "torch.autocast", "torch.cuda.amp", "torch.amp", "torch.cpu.amp",
+    "torch.cuda.set_per_process_memory_fraction", "torch.cuda.memory", "torch.cuda.caching_allocator_alloc",
+    "torch.cuda.set_device", "torch.set_default_device",
+    # streams and graphs
+    "torch.Stream", "torch.cuda.Stream", "torch.cuda.streams", "torch.cuda.ExternalStream",
+    "torch.cuda.set_stream", "torch.cuda.stream", "torch.cuda.default_stream", "torch.cuda.CUDAGraph",
+    "torch.cuda.graph", "torch.cuda.graphs", "torch.cuda.make_graphed_callables", "torch.cuda.jiterator",
+    # file I/O
+    "torch.load", "torch.save", "torch.from_file", "torch.storage",
+    "numpy.load", "numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.fromfile", "numpy.loadtxt",
+    "numpy.savetxt", "numpy.genfromtxt", "numpy.memmap", "numpy.ctypeslib", "numpy.lib", "numpy.random",
+    "numpy.DataSource", "numpy.testing",
+    "cupy.load", "cupy.save", "cupy.savez", "cupy.fromfile", "cupy.random", "cupy.testing",
+    "cupy.cuda.Stream", "cupy.cuda.stream", "cupy.cuda.runtime", "cupy.cuda.driver", "cupy.cuda.graph",
+    "cupy.cuda.set_allocator", "cupy.cuda.set_pinned_memory_allocator", "cupy.cuda.MemoryPool",
+    "cuda.bindings", "cuda.cuda", "cuda.cudart", "cuda.core.experimental.Stream", "cuda.core.Stream",
+    "triton.testing", "triton._C", "triton.runtime.cache", "triton.runtime.autotuner",
+)
+# os and sys: only these names.
+OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.basename", "os.path.dirname",
+                        "os.path.splitext", "os.cpu_count", "os.sep", "os.name", "os.linesep", "os.pathsep"})
+SYS_ALLOWED = frozenset({"sys", "sys.version", "sys.version_info", "sys.platform", "sys.maxsize",
+                         "sys.float_info", "sys.int_info", "sys.byteorder", "sys.hexversion",
+                         "sys.implementation"})
+
+FORBIDDEN_BUILTINS = frozenset({
+    "exec", "eval", "compile", "__import__", "open", "globals", "locals", "vars", "breakpoint", "input",
+    "exit", "quit", "id", "help", "__builtins__", "__loader__", "__spec__", "__file__", "__cached__",
+})
+# Attributes whose names start and end with "__" are rejected except these.
+ALLOWED_DUNDER_ATTRS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__",
+                                  "__cuda_array_interface__", "__dlpack__", "__dlpack_device__"})
+# Dunder methods a candidate class may define.
+ALLOWED_DUNDER_DEFS = frozenset({"__init__", "__repr__", "__str__", "__call__", "__getitem__", "__len__",
+                                 "__iter__", "__enter__"})
+# Method names rejected on any object.
+FORBIDDEN_METHODS = frozenset({"as_subclass", "_make_subclass", "_make_wrapper_subclass", "record_stream",
+                               "wait_stream", "create_stream", "set_", "untyped_storage", "storage",
+                               "_typed_storage", "share_memory_", "register_forward_hook",
+                               "register_forward_pre_hook", "register_full_backward_hook"})
+
+TORCH_DTYPES = frozenset({
+    "float32", "float", "float16", "half", "bfloat16", "float64", "double", "int8", "int16", "short",
+    "int32", "int", "int64", "long", "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
+    "complex128", "cfloat", "cdouble", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "qint8", "quint8", "strided", "contiguous_format", "channels_last", "preserve_format",
+})
+# torch.X functions that allocate (always allowed in the data path).
+TORCH_ALLOC = frozenset({"empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+                         "full", "full_like", "arange", "tensor", "as_tensor", "asarray", "scalar_tensor",
+                         "empty_permuted"})
+# torch.X functions that are views or shape handling.
+TORCH_VIEWS = frozenset({"reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose", "permute",
+                         "t", "narrow", "select", "split", "chunk", "unbind", "movedim", "moveaxis",
+                         "swapaxes", "swapdims", "view_as_real", "view_as_complex", "as_strided",
+                         "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split",
+                         "detach"})
+# torch.X that return Python values or are types, context managers and device helpers.
+TORCH_QUERIES = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "get_default_dtype",
+                           "result_type", "promote_types", "can_cast", "finfo", "iinfo", "Size", "device",
+                           "dtype", "Tensor", "no_grad", "inference_mode", "enable_grad", "is_grad_enabled",
+                           "broadcast_shapes", "SymInt", "typename", "layout", "memory_format"})
+TORCH_SAFE_PREFIXES = ("torch.cuda", "torch.version", "torch.backends", "torch.nn.Module", "torch.nn.Parameter",
+                       "torch.nn.Buffer", "torch.nn.ParameterList", "torch.nn.ParameterDict",
+                       "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.init", "torch.autograd.Function",
+                       "torch.autograd.function", "torch.utils.cpp_extension", "torch.types", "torch.__version__",
+                       "torch.nn.parameter", "torch.nn.modules.module", "torch.utils.dlpack")
+
+# Tensor methods that are not compute (views, shape and dtype/device queries, allocation-like fills).
+TENSOR_SCALAR_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset",
+                                   "data_ptr", "element_size", "is_contiguous", "get_device", "item",
+                                   "is_floating_point", "is_complex", "tolist", "dim_order"})
+TENSOR_VIEW_METHODS = frozenset({"view", "view_as", "reshape", "reshape_as", "contiguous", "t", "transpose",
+                                 "permute", "unsqueeze", "squeeze", "flatten", "unflatten", "expand",
+                                 "expand_as", "narrow", "select", "split", "chunk", "unbind", "as_strided",
+                                 "movedim", "new_empty", "new_zeros", "new_ones", "new_full",
+                                 "new_empty_strided", "zero_", "fill_", "detach", "cuda", "cpu",
+                                 "requires_grad_", "unfold", "diagonal", "__dlpack__", "__dlpack_device__",
+                                 "squeeze_", "unsqueeze_", "resize_", "T", "mT"})
+TENSOR_CASTS = frozenset({"float", "half", "bfloat16", "double", "int", "long", "short", "bool", "byte", "char",
+                          "type", "type_as"})
+TENSOR_SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
+                                 "itemsize", "nbytes", "is_leaf", "names", "__cuda_array_interface__"})
+TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+TORCH_MODULE_TENSOR_ATTRS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight",
+                                       "in_proj_bias"})
+
+# Python builtins that compute on a tensor argument (host-side fallbacks).
+BUILTIN_TENSOR_COMPUTE = frozenset({"sum", "min", "max", "abs", "pow", "round", "divmod", "sorted", "map"})
+BUILTIN_SCALAR = frozenset({"len", "int", "float", "bool", "str", "isinstance", "issubclass", "hasattr",
+                            "callable", "repr", "format", "ord", "chr", "hash", "range"})
+
+# Synonyms for task-allowed ops: allowing the key allows each of these names.
+OP_SYNONYMS = {"matmul": {"matmul", "mm", "bmm"}, "linear": {"linear", "addmm"},
+               "conv2d": {"conv2d"}, "conv1d": {"conv1d"}, "conv3d": {"conv3d"}}
+BINOP_NAMES = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "FloorDiv": "floor_divide",
+               "Mod": "remainder", "Pow": "pow", "MatMult": "matmul", "BitAnd": "bitwise_and",
+               "BitOr": "bitwise_or", "BitXor": "bitwise_xor", "LShift": "bitwise_left_shift",
+               "RShift": "bitwise_right_shift"}
+
+# cupy / numpy names that are not compute.
+ARRAY_LIB_SAFE = frozenset({"asarray", "from_dlpack", "fromDlpack", "empty", "empty_like", "zeros", "zeros_like",
+                            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp",
+                            "uintp", "float16", "float32", "float64", "bool_", "dtype", "ndarray", "prod",
+                            "cuda", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
+                            "get_array_module", "ceil", "sqrt", "log2"})
+
+# C/C++ source checks (CUDA strings given to load_inline / NVRTC).
+CPP_ALLOWED_TORCH_CALLS = frozenset({"empty", "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full",
+                                     "full_like", "empty_strided", "dtype", "device", "scalar_tensor",
+                                     "from_blob", "arange", "tensor", "zero_", "fill_", "requires_grad",
+                                     "layout", "kCUDA", "check", "TensorOptions"})
+CPP_FORBIDDEN_PATTERNS = (
+    (r"\b(?:fork|vfork|system|popen|execvp?e?|execl[pe]?|socket|connect|fopen|freopen|dlopen|dlsym|"
+     r"pthread_create|ptrace|syscall|getenv|setenv|putenv|atexit|kill|mmap|unlink|remove)\s*\(",
+     "process, file or network call in C++ source"),
+    (r"\bstd::(?:thread|async|jthread|ifstream|ofstream|fstream|filesystem|system)\b",
+     "thread or file use in C++ source"),
+    (r"#\s*include\s*[<\"](?:thread|future|fstream|filesystem|unistd\.h|sys/\w+\.h|netinet/\w+\.h|"
+     r"arpa/\w+\.h|dlfcn\.h|pthread\.h|netdb\.h|cstdio|stdio\.h)[>\"]", "forbidden header in C++ source"),
+    (r"\b(?:cudaStreamCreate\w*|cuStreamCreate\w*|getStreamFromPool|cudaGraph\w*|cuGraph\w*|"
+     r"cudaDeviceSetLimit|cudaSetDevice|cudaDeviceReset|cudaFree\b|cudaFreeAsync)\b",
+     "stream, graph or device-state call in C++ source"),
+)
+CPP_TORCH_CALL = r"\b(?:torch|at)::(?:nn::)?(?:functional::)?([a-z_][A-Za-z0-9_]*)\s*\("
+CPP_TENSOR_METHOD = (r"\.\s*(matmul|mm|bmm|addmm|conv[123]d|relu_?|sigmoid_?|tanh_?|softmax|log_softmax|sum|"
+                     r"mean|exp_?|log_?|add_?|sub_?|mul_?|div_?|pow_?|sqrt_?|clamp_?|neg_?|abs_?|gelu|silu|"
+                     r"layer_norm|linear|copy_|clone|index_select|gather|masked_fill_?|where|cumsum|prod|"
+                     r"argmax|argmin|amax|amin|norm|var|std|max_pool2d|avg_pool2d|softplus)\s*\(")
