@@ -177,7 +177,10 @@ def _new_netns() -> str:
 
 def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     libc = _libc()
-    enc = (lambda s: s.encode() if s is not None else None)
+
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
     if libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
