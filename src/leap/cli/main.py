@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from leap.cli import tasks_cmd
+from leap.cli import tasks_cmd, verify_cmd
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="LEAP: RL post-training of code LLMs for fast, correct GPU kernels.")
 app.add_typer(tasks_cmd.app, name="tasks")
+verify_cmd.register(app)

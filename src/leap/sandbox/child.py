@@ -1,0 +1,269 @@
+"""The harness that runs inside one candidate's child process.
+
+Imported by the forkserver (preloaded), so everything it needs from torch, the timers and the file
+helpers is bound here BEFORE any candidate code is imported; the candidate cannot swap them afterwards
+for this harness. A job (JSON from the judge) says what to do:
+
+* ``compile`` (cuda_inline, CPU pool): import the candidate with ``load_inline`` redirected to a
+  content-hashed build directory, report whether the build succeeded; no GPU is touched.
+* ``check``: build ``ModelNew(*init_inputs)`` under the judge's seed, and for each trial load the
+  judge's input file, poison the allocator, run ``forward``, save outputs and post-call inputs
+  (re-running some trials under a second poison); then, on a GPU, ask the judge for the timing lock
+  and time the forward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+
+import torch
+
+from leap.sandbox import child_timing
+
+_save = torch.save
+_load = torch.load
+_perf = time.perf_counter
+_dumps = json.dumps
+_exit = os._exit
+_sha = hashlib.sha256
+_full = torch.full
+_sync = torch.cuda.synchronize
+POISONS = (float("nan"), -7.0)
+
+
+class CandidateError(Exception):
+    """An error in the candidate, with the stage it happened in."""
+
+    def __init__(self, stage: str, exc: BaseException, tb: str):
+        super().__init__(str(exc))
+        self.stage, self.exc, self.tb = stage, exc, tb
+
+
+def child_entry(conn, private_dir: str) -> None:
+    """Process entry: own session, scrubbed env, private dir; take ONE job, answer, exit."""
+    os.setsid()
+    for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):  # candidate prints never reach the judge's stdout
+        out = os.open(os.path.join(private_dir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(out, fd)
+        os.close(out)
+    from leap.sandbox.pool import scrubbed_env
+
+    env = scrubbed_env(dict(os.environ), home=private_dir)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(private_dir)
+    try:
+        job = json.loads(conn.recv_bytes().decode())
+    except (EOFError, OSError):
+        _exit(0)
+    try:
+        result = run_job(job, private_dir, conn)
+    except CandidateError as err:
+        result = {"ok": False, "stage": err.stage, "error": _describe(err.exc, err.tb)}
+    except BaseException as exc:  # noqa: BLE001 - everything becomes a verdict
+        result = {"ok": False, "stage": "harness", "error": _describe(exc, traceback.format_exc())}
+    result["type"] = "result"
+    try:
+        conn.send_bytes(_dumps(result, default=str).encode())
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _exit(0)
+
+
+def _describe(exc: BaseException, tb: str) -> dict:
+    return {"kind": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-6000:]}
+
+
+def _setup_env(job: dict, private_dir: str) -> None:
+    for sub in ("triton", "torch_ext", "tmp"):
+        os.makedirs(os.path.join(private_dir, sub), exist_ok=True)
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(private_dir, "triton")
+    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")
+    os.environ["TMPDIR"] = os.path.join(private_dir, "tmp")
+    if job.get("device") == "cpu" or job.get("type") == "compile":
+        os.environ["TRITON_INTERPRET"] = "1"
+        os.environ["CUDA_VISIBLE_DEVICES"] = "" if job.get("type") == "compile" else \
+            os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+        if job.get("gpu") is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(job["gpu"])
+    if job.get("arch_list"):
+        os.environ["TORCH_CUDA_ARCH_LIST"] = job["arch_list"]
+
+
+def _isolate(job: dict, private_dir: str) -> dict:
+    if not job.get("isolation", True):
+        return {"isolation": "off"}
+    try:
+        from leap.sandbox import isolation
+    except ImportError:
+        return {"isolation": "fallback: leap.sandbox.isolation not available"}
+    kw = {k: v for k, v in (job.get("limits") or {}).items() if k in ("memory_bytes", "drop_uid", "network")}
+    limits = isolation.IsolationLimits.for_device(job.get("device") or "cpu", **kw)
+    report = isolation.enter_isolation(private_dir, limits)
+    return dict(report.layers)
+
+
+def ext_hash(kwargs: dict) -> str:
+    """Content hash of a ``load_inline`` build: sources, flags, torch/CUDA versions, target arch."""
+    keys = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
+            "extra_ldflags", "extra_include_paths", "with_cuda", "with_pytorch_error_handling")
+    blob = {k: kwargs.get(k) for k in keys}
+    blob["versions"] = [torch.__version__, torch.version.cuda, os.environ.get("TORCH_CUDA_ARCH_LIST", "")]
+    return _sha(_dumps(blob, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _redirect_load_inline(cache: str, builds: list) -> None:
+    """Make every ``load_inline`` build into ``cache/<content hash>`` so the compile pool's build is
+    found by the GPU child (ninja sees nothing to do)."""
+    import torch.utils.cpp_extension as ce
+
+    original = ce.load_inline
+
+    def load_inline(*args, **kwargs):
+        names = ("name", "cpp_sources", "cuda_sources", "functions")
+        kwargs.update(dict(zip(names, args, strict=False)))
+        h = ext_hash(kwargs)
+        build_dir = os.path.join(cache, h)
+        os.makedirs(build_dir, exist_ok=True)
+        kwargs["build_directory"] = build_dir
+        kwargs["verbose"] = False
+        t0 = _perf()
+        try:
+            mod = original(**kwargs)
+        except BaseException as exc:
+            builds.append({"hash": h, "ok": False, "seconds": _perf() - t0, "error": str(exc)[-6000:]})
+            raise
+        builds.append({"hash": h, "ok": True, "seconds": _perf() - t0})
+        return mod
+
+    ce.load_inline = load_inline
+
+
+def _import_candidate(source: str, private_dir: str):
+    path = os.path.join(private_dir, "candidate.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location("leap_candidate", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["leap_candidate"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stage(stage: str, fn, *args):
+    try:
+        return fn(*args)
+    except BaseException as exc:  # noqa: BLE001
+        raise CandidateError(stage, exc, traceback.format_exc()) from None
+
+
+def run_job(job: dict, private_dir: str, conn) -> dict:
+    stages: dict[str, float] = {}
+    _setup_env(job, private_dir)
+    iso = _isolate(job, private_dir)
+    builds: list = []
+    if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
+        _redirect_load_inline(job["ext_cache"], builds)
+    t0 = _perf()
+    if job.get("type") == "compile":
+        try:
+            _import_candidate(job["source"], private_dir)
+        except BaseException as exc:  # noqa: BLE001 - errors after a good build are the check's business
+            if not builds or not all(b["ok"] for b in builds):
+                return {"ok": False, "stage": "compile", "builds": builds,
+                        "error": _describe(exc, traceback.format_exc())}
+        return {"ok": True, "stage": "compile", "builds": builds, "isolation": iso,
+                "stages": {"compile": _perf() - t0}}
+    try:
+        module = _stage("load", _import_candidate, job["source"], private_dir)
+    except CandidateError:
+        if builds and not all(b["ok"] for b in builds):
+            raise CandidateError("compile", RuntimeError(builds[-1].get("error", "")), "") from None
+        raise
+    stages["load"] = _perf() - t0
+    device = "cuda" if job.get("device") == "cuda" else "cpu"
+    cls = getattr(module, "ModelNew", None)
+    if cls is None:
+        raise CandidateError("load", NameError("the solution does not define ModelNew"), "")
+    init_inputs = _load(job["init_file"], weights_only=True) if job.get("init_file") else []
+    t0 = _perf()
+
+    def build():
+        torch.manual_seed(int(job.get("init_seed", 0)))
+        return cls(*init_inputs).to(device)
+
+    model = _stage("init", build)
+    stages["init"] = _perf() - t0
+    t0 = _perf()
+    out_dir = os.path.join(private_dir, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    trials = []
+    for i, trial in enumerate(job.get("trials", [])):
+        rec = {"name": trial["name"]}
+        runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
+        for r in range(runs):
+            inputs = _load(trial["inputs"], weights_only=True, map_location=device)
+            _poison(device, int(job.get("poison_bytes", 0)), POISONS[r])
+            with torch.no_grad():
+                out = _stage("run", model, *inputs)
+                if device == "cuda":
+                    _stage("run", _sync)
+            out = _to_cpu(out)
+            path = os.path.join(out_dir, f"t{i}_r{r}.pt")
+            _stage("output", _save, out, path)
+            rec["out" if r == 0 else "out_b"] = path
+            if r == 0:
+                after = os.path.join(out_dir, f"t{i}_in.pt")
+                _save(_to_cpu(inputs), after)
+                rec["inputs_after"] = after
+        trials.append(rec)
+    stages["run"] = _perf() - t0
+    result = {"ok": True, "stage": "done", "trials": trials, "stages": stages, "isolation": iso,
+              "builds": builds}
+    timing = job.get("timing")
+    if timing and device == "cuda":
+        result["timing"] = _time(model, job, conn, timing, stages)
+    return result
+
+
+def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
+    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda")
+    conn.send_bytes(_dumps({"type": "lock"}).encode())
+    reply = json.loads(conn.recv_bytes().decode())
+    if reply.get("type") != "granted":
+        return {"error": "timing lock refused"}
+    t0 = _perf()
+    try:
+        with torch.no_grad():
+            res = _stage("timing", child_timing.measure, model, inputs, timing)
+    finally:
+        conn.send_bytes(_dumps({"type": "unlock"}).encode())
+    stages["timing"] = _perf() - t0
+    return res
+
+
+def _poison(device: str, nbytes: int, value: float) -> None:
+    """Fill a big block with poison and free it: the caching allocator hands it to the candidate."""
+    if nbytes <= 0:
+        return
+    if device == "cpu":
+        nbytes = min(nbytes, 8 << 20)
+    block = _full((nbytes // 4,), value, dtype=torch.float32, device=device)
+    del block
+
+
+def _to_cpu(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().to("cpu")
+    if isinstance(obj, list | tuple):
+        return type(obj)(_to_cpu(o) for o in obj) if isinstance(obj, list) else tuple(_to_cpu(o) for o in obj)
+    return obj

@@ -1,0 +1,77 @@
+"""Timing inside the candidate child (GPU only), bound at import, before candidate code loads.
+
+Uses the judge's `leap.sandbox.timing` when it provides ``time_forward``; otherwise a minimal
+measurement with the same protocol: warm-up, L2 flush (>= 2x L2) before each sample, CUDA events,
+median of N samples, and a second measurement on the host clock with a device-wide synchronize.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+
+try:  # the judge engineer's module (DESIGN.md §3 step 4)
+    from leap.sandbox import timing as judge_timing
+except ImportError:  # not there yet: the fallback below
+    judge_timing = None
+try:
+    from leap.sandbox import kernel_fraction as judge_kf
+except ImportError:
+    judge_kf = None
+
+_Event = torch.cuda.Event
+_sync = torch.cuda.synchronize
+_perf = time.perf_counter
+_median = statistics.median
+
+
+def _l2_bytes() -> int:
+    try:
+        return int(torch.cuda.get_device_properties(0).L2_cache_size)
+    except Exception:  # noqa: BLE001 - older torch: assume a large L2
+        return 64 << 20
+
+
+def fallback_measure(fn, args, warmup: int, samples: int, flush_l2: bool) -> dict:
+    flush = torch.empty(max(2 * _l2_bytes(), 1 << 20) // 4, dtype=torch.float32, device="cuda") \
+        if flush_l2 else None
+    for _ in range(warmup):
+        fn(*args)
+    _sync()
+    times = []
+    for _ in range(samples):
+        if flush is not None:
+            flush.zero_()
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        start.record()
+        fn(*args)
+        end.record()
+        _sync()
+        times.append(start.elapsed_time(end) * 1000.0)
+    host = []
+    for _ in range(max(5, samples // 3)):
+        if flush is not None:
+            flush.zero_()
+        _sync()
+        t0 = _perf()
+        fn(*args)
+        _sync()
+        host.append((_perf() - t0) * 1e6)
+    return {"median_us": _median(times), "host_us": _median(host), "samples": len(times),
+            "min_us": min(times), "max_us": max(times)}
+
+
+def measure(model, inputs, cfg: dict) -> dict:
+    """Median runtime of ``model(*inputs)`` in microseconds (+ host-clock cross-check)."""
+    warmup, samples, flush = int(cfg.get("warmup", 5)), int(cfg.get("samples", 30)), bool(cfg.get("flush_l2", True))
+    if judge_timing is not None and hasattr(judge_timing, "time_forward"):
+        res = judge_timing.time_forward(model, inputs, warmup=warmup, samples=samples, flush_l2=flush)
+        out = res if isinstance(res, dict) else {k: getattr(res, k) for k in ("median_us", "host_us")
+                                                 if hasattr(res, k)}
+    else:
+        out = fallback_measure(model, inputs, warmup, samples, flush)
+    if cfg.get("kernel_fraction") and judge_kf is not None and hasattr(judge_kf, "custom_kernel_fraction"):
+        out["kernel_fraction"] = float(judge_kf.custom_kernel_fraction(model, inputs))
+    return out

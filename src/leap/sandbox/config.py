@@ -1,0 +1,83 @@
+"""`SandboxConfig`: every number of the verification protocol (DESIGN.md §3), with its defaults."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+
+def default_cache_dir() -> Path:
+    """``$LEAP_CACHE_DIR`` if set, else ``~/.cache/leap``."""
+    env = os.environ.get("LEAP_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "leap"
+
+
+def default_scratch_dir() -> Path:
+    """Where per-candidate private dirs live: tmpfs (``/dev/shm``) when present, tensors move fast there."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(os.environ.get("TMPDIR", "/tmp"))
+
+
+class Tolerance(BaseModel):
+    """Default rtol = atol per output dtype (scaled by output RMS by the comparator)."""
+
+    fp32: float = 1e-4
+    fp16: float = 1e-2
+    bf16: float = 1.6e-2
+
+
+class SandboxConfig(BaseModel):
+    """All knobs of the sandbox. Defaults are the protocol's (DESIGN.md §3)."""
+
+    # stages
+    compile_timeout_s: float = Field(180.0, gt=0, description="cuda_inline build / first launch")
+    run_timeout_s: float = Field(120.0, gt=0, description="wall clock for one candidate's child process")
+    cpu_run_timeout_s: float = Field(300.0, gt=0, description="wall clock on the CPU (Triton interpreter)")
+    # correctness
+    trials: int = Field(5, ge=5, description="correctness trials on fresh inputs")
+    poison_rechecks: int = Field(1, ge=0, description="trials re-run under a second poison (bit-identical)")
+    poison_bytes: int = Field(256 << 20, ge=0, description="GPU block filled with poison before each run")
+    tolerances: Tolerance = Field(default_factory=Tolerance)
+    # timing (GPU only)
+    kernel_fraction: float = Field(0.5, ge=0, le=1, description="min share of GPU time in custom kernels")
+    timing_samples: int = Field(30, ge=1)
+    warmup: int = Field(5, ge=0)
+    flush_l2: bool = True
+    host_clock_tolerance: float = Field(0.10, gt=0, description="events vs host-clock median agreement")
+    # execution
+    workers: int = Field(0, ge=0, description="concurrent candidate children (0 = auto)")
+    prewarm: int = Field(-1, ge=-1, description="idle pre-forked children kept ready (-1 = workers)")
+    compile_workers: int = Field(0, ge=0, description="CPU compile pool size (0 = auto)")
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+    scratch_dir: Path = Field(default_factory=default_scratch_dir)
+    isolation: bool = True
+    static_gate: bool = True
+    memory_limit_gb: float = Field(32.0, gt=0, description="address-space rlimit hint for isolation")
+    keep_scratch: bool = Field(False, description="keep private dirs after a verdict (debugging)")
+    gpus: list[int] | None = Field(None, description="GPU indices to use (None = all visible)")
+
+    def n_workers(self, device: str) -> int:
+        """Concurrent children: configured, else 1 per GPU x 2 (overlap check with timing) or CPU cores."""
+        if self.workers:
+            return self.workers
+        if device == "cuda":
+            return max(1, 2 * len(self.gpu_ids()))
+        return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+    def n_compile_workers(self) -> int:
+        return self.compile_workers or max(1, min(8, (os.cpu_count() or 2) // 2))
+
+    def gpu_ids(self) -> list[int]:
+        if self.gpus is not None:
+            return list(self.gpus)
+        try:
+            import torch
+
+            return list(range(torch.cuda.device_count()))
+        except Exception:  # torch without CUDA
+            return []
+
+    def tolerance_for(self, dtype: str) -> float | None:
+        return getattr(self.tolerances, dtype, None)

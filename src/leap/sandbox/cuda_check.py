@@ -1,0 +1,129 @@
+"""CUDA candidates without a GPU: a compile check with nvcc on the kernel source, else "needs a GPU".
+
+The CUDA text is read statically from the candidate's AST (string constants passed to ``load_inline``'s
+``cuda_sources`` or containing ``__global__``), so no candidate Python runs for this. Results are cached
+by content hash in ``<cache_dir>/nvcc_check``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+import time
+
+from leap.sandbox import judge_shim as J
+from leap.sandbox.verdict import Verdict
+
+NEEDS_GPU = ("Running and timing this {backend} solution needs a CUDA GPU; none is available here, so only "
+             "a compile check was done{what}.")
+
+
+def _strings(tree: ast.Module) -> tuple[dict[str, str], list[str]]:
+    """Module-level ``NAME = "..."`` strings, and every string constant in the file."""
+    named: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    named[t.id] = node.value.value
+    consts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return named, consts
+
+
+def _resolve(node: ast.expr, named: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return named.get(node.id)
+    if isinstance(node, ast.List | ast.Tuple):
+        parts = [_resolve(e, named) for e in node.elts]
+        return "\n".join(p for p in parts if p) or None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _resolve(node.left, named), _resolve(node.right, named)
+        return (a or "") + (b or "") if a or b else None
+    return None
+
+
+def cuda_sources(source: str, backend: str) -> list[str]:
+    """The CUDA translation units to compile-check (may be empty when built dynamically)."""
+    tree = ast.parse(source)
+    named, consts = _strings(tree)
+    units: list[str] = []
+    if backend == "cuda_inline":
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "load_inline":
+                for kw in node.keywords:
+                    if kw.arg == "cuda_sources":
+                        text = _resolve(kw.value, named)
+                        if text:
+                            units.append(text)
+    if not units:
+        units = [c for c in consts if "__global__" in c]
+    return units
+
+
+def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float, arch: str = "sm_90") -> tuple[bool, str]:
+    """Compile each unit with nvcc (object only). Returns (ok, compiler output)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise FileNotFoundError("nvcc")
+    import torch.utils.cpp_extension as ce
+
+    incs = [f"-I{p}" for p in ce.include_paths()] + [f"-I{sysconfig.get_paths()['include']}"]
+    key = hashlib.sha256(json.dumps([units, backend, arch, incs]).encode()).hexdigest()[:24]
+    cache = os.path.join(cache_dir, "nvcc_check")
+    os.makedirs(cache, exist_ok=True)
+    hit = os.path.join(cache, key + ".json")
+    if os.path.exists(hit):
+        with open(hit) as f:
+            rec = json.load(f)
+        return bool(rec["ok"]), rec["log"]
+    ok, log = True, ""
+    with tempfile.TemporaryDirectory(prefix="leap-nvcc-") as d:
+        for i, text in enumerate(units):
+            src = os.path.join(d, f"k{i}.cu")
+            with open(src, "w") as f:
+                f.write(text if backend == "cuda_inline" else "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n" + text)
+            cmd = [nvcc, "-c", "-std=c++17", f"-arch={arch}", "-w", "-o", os.path.join(d, f"k{i}.o"), src]
+            if backend == "cuda_inline":
+                cmd[1:1] = incs + ["-DTORCH_EXTENSION_NAME=leap_check", "-DTORCH_API_INCLUDE_EXTENSION_H"]
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=d)
+            except subprocess.TimeoutExpired:
+                return False, f"nvcc did not finish within {timeout_s:.0f} s"
+            if proc.returncode != 0:
+                ok, log = False, (proc.stdout + proc.stderr).replace(src, "kernel.cu")
+                break
+    with open(hit, "w") as f:
+        json.dump({"ok": ok, "log": log}, f)
+    return ok, log
+
+
+def cpu_verdict(source: str, backend: str, base: dict, stages: dict, cfg) -> Verdict:
+    """The verdict for a CUDA candidate on a machine without a GPU."""
+    t0 = time.monotonic()
+    try:
+        units = cuda_sources(source, backend)
+    except SyntaxError:
+        units = []
+    if not units:
+        return Verdict(status="runtime_error", **base, detail="needs_gpu",
+                       feedback=NEEDS_GPU.format(backend=backend, what=" (no static CUDA source to check)"))
+    try:
+        ok, log = nvcc_check(units, backend, str(cfg.cache_dir), cfg.compile_timeout_s)
+    except FileNotFoundError:
+        return Verdict(status="runtime_error", **base, detail="needs_gpu",
+                       feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc not found: none)"))
+    finally:
+        stages["compile"] = time.monotonic() - t0
+    if not ok:
+        return Verdict(status="compile_error", **base, feedback="Compilation failed:\n" + J.trim_compiler_error(log),
+                       detail=log[-3000:])
+    return Verdict(status="runtime_error", compiled=True, **base, detail="needs_gpu",
+                   feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc: compiled)"))

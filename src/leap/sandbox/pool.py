@@ -1,0 +1,240 @@
+"""The forkserver worker pool: pre-warmed, single-use candidate processes.
+
+A forkserver with torch + triton (+ numpy) already imported forks each child in milliseconds. A child
+starts its own session (``os.setsid``), scrubs its environment, moves into a private directory and waits
+for ONE job; after the job it exits (recycled). The parent talks to it over a pipe with JSON messages
+only (never unpickling what a child sends). A wall-clock timeout SIGKILLs the child's whole process
+group; a crash (signal, ``os._exit``, OOM kill) or hang becomes a `ChildOutcome`, never a wedged pool.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]
+ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
+            "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
+            "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
+_SERVER_LOCK = threading.Lock()
+_SERVER_STARTED = False
+
+
+def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) -> dict[str, str]:
+    """A whitelist of the environment: no tokens, keys or credentials survive."""
+    src = os.environ if base is None else base
+    env = {k: v for k, v in src.items() if k in ENV_KEEP}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["HOME"] = home or tempfile.gettempdir()
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _ensure_forkserver(ctx) -> None:
+    """Start the forkserver once, with a scrubbed environment, so no secret reaches any child's
+    memory or ``/proc/self/environ`` (the server is exec'd with the parent's environment otherwise)."""
+    global _SERVER_STARTED
+    with _SERVER_LOCK:
+        if _SERVER_STARTED:
+            return
+        from multiprocessing import forkserver
+
+        ctx.set_forkserver_preload(PRELOAD)
+        saved = dict(os.environ)
+        try:
+            os.environ.clear()
+            os.environ.update(scrubbed_env(saved))
+            forkserver.ensure_running()
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        _SERVER_STARTED = True
+
+
+@dataclass
+class ChildOutcome:
+    """What came back from one child: its result message, or how it died."""
+
+    result: dict | None = None
+    timed_out: bool = False
+    exitcode: int | None = None
+    signal_name: str = ""
+    seconds: float = 0.0
+    private_dir: str = ""
+    events: list[dict] = field(default_factory=list)
+
+    @property
+    def crashed(self) -> bool:
+        return self.result is None and not self.timed_out
+
+
+@dataclass
+class _Warm:
+    proc: mp.process.BaseProcess
+    conn: object
+    private_dir: str
+
+
+MessageHandler = Callable[[dict], dict | None]
+
+
+class WorkerPool:
+    """Pre-forked, single-use children from a forkserver. Thread-safe: one thread per running job."""
+
+    def __init__(self, scratch_dir: str | Path, prewarm: int = 2, keep_dirs: bool = False):
+        self._ctx = mp.get_context("forkserver")
+        self._scratch = Path(scratch_dir)
+        self._scratch.mkdir(parents=True, exist_ok=True)
+        self._prewarm = max(0, prewarm)
+        self._keep = keep_dirs
+        self._idle: list[_Warm] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._live: set[int] = set()
+        _ensure_forkserver(self._ctx)
+        self._refill()
+
+    # -- children -------------------------------------------------------------------------------
+    def _spawn(self) -> _Warm:
+        from leap.sandbox.child import child_entry
+
+        private = tempfile.mkdtemp(prefix="leap-cand-", dir=self._scratch)
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        proc = self._ctx.Process(target=child_entry, args=(child_conn, private), daemon=True)
+        proc.start()
+        child_conn.close()
+        return _Warm(proc, parent_conn, private)
+
+    def _refill(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed or len(self._idle) >= self._prewarm:
+                    return
+            warm = self._spawn()
+            with self._lock:
+                if self._closed:
+                    self._discard(warm)
+                    return
+                self._idle.append(warm)
+
+    def _take(self) -> _Warm:
+        with self._lock:
+            warm = None
+            while self._idle:
+                cand = self._idle.pop(0)
+                if cand.proc.is_alive():
+                    warm = cand
+                    break
+                self._discard(cand)
+        if warm is None:
+            warm = self._spawn()
+        threading.Thread(target=self._refill, daemon=True).start()
+        return warm
+
+    def _discard(self, warm: _Warm) -> None:
+        _kill_group(warm.proc)
+        try:
+            warm.conn.close()
+        except OSError:
+            pass
+        if not self._keep:
+            shutil.rmtree(warm.private_dir, ignore_errors=True)
+
+    # -- running a job --------------------------------------------------------------------------
+    def run(self, job: dict, timeout_s: float, on_message: MessageHandler | None = None,
+            prepare: Callable[[str], dict] | None = None) -> ChildOutcome:
+        """Run ``job`` (JSON-able) in a fresh child; ``prepare(private_dir)`` may add fields (e.g. write
+        input files into the child's private dir) before it is sent. ``on_message`` answers the child's
+        requests (e.g. the GPU timing lock); time spent inside it does not count against the timeout."""
+        warm = self._take()
+        with self._lock:
+            self._live.add(warm.proc.pid)
+        out = ChildOutcome(private_dir=warm.private_dir)
+        start = time.monotonic()
+        try:
+            if prepare is not None:
+                job = {**job, **prepare(warm.private_dir)}
+            deadline = time.monotonic() + timeout_s
+            warm.conn.send_bytes(json.dumps(job).encode())
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    out.timed_out = True
+                    break
+                if not warm.conn.poll(min(left, 0.5)):
+                    if not warm.proc.is_alive() and not warm.conn.poll(0):
+                        break
+                    continue
+                try:
+                    msg = json.loads(warm.conn.recv_bytes(maxlength=1 << 20).decode())
+                except (EOFError, OSError, ValueError, UnicodeDecodeError):
+                    break
+                if not isinstance(msg, dict):
+                    break
+                if msg.get("type") == "result":
+                    out.result = msg
+                    break
+                out.events.append(msg)
+                if on_message is not None:
+                    t0 = time.monotonic()
+                    reply = on_message(msg)
+                    deadline += time.monotonic() - t0
+                    if reply is not None:
+                        warm.conn.send_bytes(json.dumps(reply).encode())
+        except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
+            pass
+        finally:
+            if out.result is not None:
+                warm.proc.join(2.0)
+            _kill_group(warm.proc)
+            warm.proc.join(5.0)
+            out.exitcode = warm.proc.exitcode
+            if out.exitcode is not None and out.exitcode < 0:
+                try:
+                    out.signal_name = signal.Signals(-out.exitcode).name
+                except ValueError:
+                    out.signal_name = f"signal {-out.exitcode}"
+            out.seconds = time.monotonic() - start
+            try:
+                warm.conn.close()
+            except OSError:
+                pass
+            with self._lock:
+                self._live.discard(warm.proc.pid)
+        return out
+
+    def release_dir(self, private_dir: str) -> None:
+        """Remove a finished child's private directory (after the judge read its outputs)."""
+        if not self._keep and private_dir:
+            shutil.rmtree(private_dir, ignore_errors=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for warm in idle:
+            self._discard(warm)
+
+
+def _kill_group(proc) -> None:
+    """SIGKILL the child's whole process group (it called setsid, so its pgid is its pid)."""
+    pid = proc.pid
+    if pid is None:
+        return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except (ProcessLookupError, AttributeError, ValueError):
+        pass

@@ -1,0 +1,260 @@
+"""The scheduler: pipelines compile (CPU pool) -> correctness check (worker children) -> exclusive
+timing per GPU, behind a small `Executor` interface (a Ray implementation can fill it later).
+
+Each candidate is driven by one thread through its stages; stage capacity is bounded separately
+(compile slots, check slots, one timing lock per GPU), so a candidate compiling never holds a GPU and
+correctness checks overlap with another candidate's timing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import Protocol
+
+from leap.sandbox import cuda_check
+from leap.sandbox import judge_shim as J
+from leap.sandbox import verifier as V
+from leap.sandbox.config import SandboxConfig
+from leap.sandbox.pool import ChildOutcome, WorkerPool
+from leap.sandbox.verdict import Verdict
+from leap.tasks.task import Task
+
+
+class Executor(Protocol):
+    """Runs one job in an isolated, single-use worker and returns what came back."""
+
+    def run(self, job: dict, timeout_s: float, on_message: Callable[[dict], dict | None] | None = None,
+            prepare: Callable[[str], dict] | None = None) -> ChildOutcome: ...
+
+    def release_dir(self, private_dir: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class GpuLocks:
+    """One exclusive timing lock per GPU, plus least-loaded assignment of candidates to GPUs."""
+
+    def __init__(self, gpus: list[int]):
+        self.gpus = gpus
+        self._locks = {g: threading.Lock() for g in gpus}
+        self._load = dict.fromkeys(gpus, 0)
+        self._mu = threading.Lock()
+        self._rr = itertools.count()
+
+    def assign(self) -> int | None:
+        if not self.gpus:
+            return None
+        with self._mu:
+            low = min(self._load.values())
+            choices = [g for g in self.gpus if self._load[g] == low]
+            g = choices[next(self._rr) % len(choices)]
+            self._load[g] += 1
+            return g
+
+    def done(self, gpu: int | None) -> None:
+        if gpu is not None:
+            with self._mu:
+                self._load[gpu] -= 1
+
+    def lock(self, gpu: int) -> threading.Lock:
+        return self._locks[gpu]
+
+
+class Scheduler:
+    """Drives candidates through the stages; thread-safe."""
+
+    def __init__(self, config: SandboxConfig, executor: Executor | None = None, device: str = "cpu"):
+        self.config = config
+        self.device = device
+        prewarm = config.n_workers(device) if config.prewarm < 0 else config.prewarm
+        self.executor = executor or WorkerPool(config.scratch_dir, prewarm=prewarm, keep_dirs=config.keep_scratch)
+        self._check_slots = threading.BoundedSemaphore(config.n_workers(device))
+        self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
+        self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])
+        self.ext_cache = os.path.join(str(config.cache_dir), "torch_ext")
+        self._ref_times: dict = {}
+
+    # -- public ---------------------------------------------------------------------------------
+    def verify(self, task: Task, source: str, backend: str = "auto", device: str = "auto") -> Verdict:
+        t_start = time.monotonic()
+        stages: dict[str, float] = {}
+        base = {"task": task.name}
+        try:
+            dev = V.resolve_device(device if device != "auto" else self.device)
+            base["device"] = dev
+            return V.stamp(self._verify(task, source, backend, dev, stages, base), stages, t_start)
+        except Exception as exc:  # noqa: BLE001 - a verdict, always
+            return V.stamp(V.harness_error(exc, base), stages, t_start)
+
+    def verify_many(self, pairs: Iterable[tuple[Task, str]], backend: str = "auto",
+                    device: str = "auto") -> Iterator[tuple[int, Verdict]]:
+        width = self.config.n_workers(self.device) + self.config.n_compile_workers()
+        with ThreadPoolExecutor(max_workers=width, thread_name_prefix="leap-verify") as pool:
+            it = iter(enumerate(pairs))
+            pending = {}
+            for i, (task, src) in itertools.islice(it, 2 * width):
+                pending[pool.submit(self.verify, task, src, backend, device)] = i
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    yield i, fut.result()
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        j, (task, src) = nxt
+                        pending[pool.submit(self.verify, task, src, backend, device)] = j
+
+    def close(self) -> None:
+        self.executor.close()
+
+    # -- stages ---------------------------------------------------------------------------------
+    def _verify(self, task: Task, source: str, backend: str, dev: str, stages: dict, base: dict) -> Verdict:
+        cfg = self.config
+        t0 = time.monotonic()
+        if backend not in ("auto", "triton", "cuda_inline", "cuda_nvrtc"):
+            raise ValueError(f"unknown backend {backend!r}")
+        found = J.detect_backend(source)
+        be = found if backend == "auto" else backend
+        base["backend"] = be if be in ("triton", "cuda_inline", "cuda_nvrtc") else None
+        g = J.gate(source, None if backend == "auto" else backend, task.allowed_ops, full=cfg.static_gate)
+        stages["gate"] = time.monotonic() - t0
+        if not g.ok:
+            return Verdict(status=g.status if g.status in ("format_error", "rejected") else "rejected",
+                           feedback=g.reason, detail=g.detail, **base)
+        if be is None:
+            return Verdict(status="format_error", **base,
+                           feedback="No custom kernel found: write a Triton (@triton.jit) or CUDA kernel.")
+        if be in ("cuda_inline", "cuda_nvrtc") and dev == "cpu":
+            return cuda_check.cpu_verdict(source, be, base, stages, cfg)
+        if be == "cuda_inline":
+            bad = self._compile(source, stages, base)
+            if bad is not None:
+                return bad
+        gpu = self.gpus.assign() if dev == "cuda" else None
+        try:
+            return self._check_and_time(task, source, be, dev, gpu, stages, base)
+        finally:
+            self.gpus.done(gpu)
+
+    def _compile(self, source: str, stages: dict, base: dict) -> Verdict | None:
+        """cuda_inline: build in a CPU-only child (no GPU held), into the content-hash cache."""
+        cfg = self.config
+        job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
+               "ext_cache": self.ext_cache, "arch_list": _arch_list(), "isolation": cfg.isolation,
+               "limits": _limits(cfg)}
+        t0 = time.monotonic()
+        with self._compile_slots:
+            stages["compile_wait"] = time.monotonic() - t0
+            t1 = time.monotonic()
+            out = self.executor.run(job, cfg.compile_timeout_s)
+        stages["compile"] = time.monotonic() - t1
+        self.executor.release_dir(out.private_dir)
+        if out.result is None:
+            v = V.crash_verdict(out, base, cfg.compile_timeout_s, compiled=False)
+            if v.status == "timeout":
+                v.status, v.feedback = "compile_error", f"Compilation did not finish within {cfg.compile_timeout_s:.0f} s."
+            return v
+        if not out.result.get("ok"):
+            out.result["stage"] = "compile"
+            return V.verdict_from_failure(out.result, base)
+        return None
+
+    def _check_and_time(self, task, source, be, dev, gpu, stages, base) -> Verdict:
+        cfg = self.config
+        t0 = time.monotonic()
+        prep = V.prepare(task, dev, cfg, gpu)
+        stages["reference"] = time.monotonic() - t0
+        if not prep.trials:
+            return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this task.",
+                           detail=f"every trial's reference output was degenerate ({prep.skipped} skipped)")
+        ref_times = (None, None)
+        timing = None
+        if dev == "cuda":
+            from leap.sandbox import ref_timing
+
+            t1 = time.monotonic()
+            with self.gpus.lock(gpu):
+                ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
+            stages["ref_timing"] = time.monotonic() - t1
+            timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
+                      "kernel_fraction": cfg.kernel_fraction > 0}
+        job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu": gpu,
+               "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
+               "poison_bytes": cfg.poison_bytes, "timing": timing, "ext_cache": self.ext_cache,
+               "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
+               "limits": _limits(cfg)}
+        held: list[threading.Lock] = []
+
+        def on_message(msg: dict) -> dict | None:
+            if msg.get("type") == "lock" and gpu is not None and not held:
+                lk = self.gpus.lock(gpu)
+                lk.acquire()
+                held.append(lk)
+                return {"type": "granted"}
+            if msg.get("type") == "unlock" and held:
+                held.pop().release()
+            return None
+
+        timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
+        t1 = time.monotonic()
+        with self._check_slots:
+            stages["check_wait"] = time.monotonic() - t1
+            t2 = time.monotonic()
+            try:
+                out = self.executor.run(job, timeout, on_message=on_message,
+                                        prepare=lambda d: V.write_inputs(prep, d))
+            finally:
+                while held:
+                    held.pop().release()
+        stages["check"] = time.monotonic() - t2
+        try:
+            return self._judge(task, prep, out, ref_times, stages, base, timeout)
+        finally:
+            self.executor.release_dir(out.private_dir)
+
+    def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
+        cfg = self.config
+        for k, x in ((out.result or {}).get("stages") or {}).items():
+            if isinstance(x, int | float):
+                stages[f"child_{k}"] = float(x)
+        if out.result is None:
+            return V.crash_verdict(out, base, timeout, compiled=True)
+        if not out.result.get("ok"):
+            return V.verdict_from_failure(out.result, base)
+        t0 = time.monotonic()
+        bad, cmp = V.judge_outputs(task, prep, out.result, out.private_dir, cfg, base)
+        stages["compare"] = time.monotonic() - t0
+        if bad is not None:
+            return bad
+        n = len(prep.trials)
+        timing = out.result.get("timing")
+        if timing and isinstance(timing, dict) and "median_us" in timing:
+            return V.timed_verdict(task, timing, ref_times, cfg, base, cmp, n)
+        fb = f"Correct on {n} trials" + (" (CPU interpreter; not timed)." if base.get("device") == "cpu" else ".")
+        return Verdict(status="ok", correct=True, compiled=True, trials=n, **base, feedback=fb,
+                       max_abs_error=cmp.max_abs_error if cmp else None,
+                       max_rel_error=cmp.max_rel_error if cmp else None)
+
+
+def _arch_list() -> str:
+    env = os.environ.get("TORCH_CUDA_ARCH_LIST")
+    if env:
+        return env
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability(0)
+            return f"{major}.{minor}"
+    except Exception:  # noqa: BLE001
+        pass
+    return "9.0"
+
+
+def _limits(cfg: SandboxConfig) -> dict:
+    return {"memory_bytes": int(cfg.memory_limit_gb * (1 << 30))}

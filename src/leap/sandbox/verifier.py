@@ -1,0 +1,218 @@
+"""One candidate, end to end, on the judge side: gate -> compile -> check in a child -> compare ->
+(GPU) timing -> `Verdict`. References are computed here, in the judge's process, never in the child."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+import traceback
+from dataclasses import dataclass
+
+import torch
+
+from leap.sandbox import judge_shim as J
+from leap.sandbox.config import SandboxConfig
+from leap.sandbox.verdict import Verdict
+from leap.tasks.task import Task
+
+INIT_SEED = 42
+COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure")
+GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
+
+
+@dataclass
+class Prepared:
+    """Judge-side state for one candidate: trial inputs and reference outputs."""
+
+    init_inputs: list
+    trials: list
+    refs: list
+    skipped: int
+
+
+def resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu or cuda (got {device!r})")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device cuda requested but no CUDA GPU is visible")
+    return device
+
+
+def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> Prepared:
+    """Trial inputs from a secret per-evaluation seed, and reference outputs computed here."""
+    module = J.load_task_module(task.source, task.name)
+    small = device == "cpu"
+    torch.manual_seed(INIT_SEED)
+    init_inputs = list(module.get_init_inputs())
+    dev = f"cuda:{gpu}" if device == "cuda" and gpu is not None else device
+    model = J.build_reference(module, init_inputs, INIT_SEED, dev)
+    seed = secrets.randbits(62)
+    trials, refs, skipped = [], [], 0
+    attempts = 0
+    while len(trials) < config.trials and attempts < 3 * config.trials:
+        batch = J.make_trials(task, module, n_trials=config.trials, seed=seed + attempts, small=small)
+        for trial in batch:
+            attempts += 1
+            with torch.no_grad():
+                args = [x.to(dev) if isinstance(x, torch.Tensor) else x for x in trial.inputs]
+                ref = _cpu(model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
+            if J.is_degenerate(ref):
+                skipped += 1
+                continue
+            trials.append(trial)
+            refs.append(ref)
+            if len(trials) >= config.trials:
+                break
+    return Prepared(init_inputs, trials, refs, skipped)
+
+
+def _cpu(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, list | tuple):
+        return type(obj)(_cpu(o) for o in obj)
+    return obj
+
+
+def write_inputs(prep: Prepared, private_dir: str) -> dict:
+    """Write init and trial inputs into the child's private dir (torch.save; never the seed)."""
+    in_dir = os.path.join(private_dir, "in")
+    os.makedirs(in_dir, exist_ok=True)
+    init_file = os.path.join(in_dir, "init.pt")
+    torch.save(prep.init_inputs, init_file)
+    trials = []
+    for i, t in enumerate(prep.trials):
+        p = os.path.join(in_dir, f"t{i}.pt")
+        torch.save(list(t.inputs), p)
+        trials.append({"name": t.name, "inputs": p})
+    return {"init_file": init_file, "trials": trials}
+
+
+def load_output(path: str, private_dir: str):
+    """Load a file the child wrote: only plain tensors/containers (weights_only), only from its dir."""
+    real = os.path.realpath(path)
+    if not real.startswith(os.path.realpath(private_dir) + os.sep):
+        raise ValueError("output path outside the candidate's private directory")
+    return torch.load(real, weights_only=True, map_location="cpu")
+
+
+def verdict_from_failure(result: dict, base: dict) -> Verdict:
+    """A child that answered with an error: compile_error or runtime_error with readable feedback."""
+    err = result.get("error") or {}
+    stage, kind, msg = result.get("stage", ""), err.get("kind", "Error"), err.get("message", "")
+    tb = err.get("traceback", "")
+    if stage == "compile" or kind in COMPILE_KINDS:
+        text = J.trim_compiler_error(msg or tb)
+        return Verdict(status="compile_error", compiled=False, **base,
+                       feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])
+    where = {"load": "while importing the solution", "init": "while constructing ModelNew",
+             "run": "while running forward", "output": "while returning outputs",
+             "timing": "while timing"}.get(stage, "in the sandbox harness")
+    lines = _candidate_tb(tb)
+    fb = f"Runtime error {where}: {kind}: {msg.strip()[:800]}"
+    if lines:
+        fb += "\n" + lines
+    return Verdict(status="runtime_error", compiled=stage not in ("load",), **base, feedback=fb,
+                   detail=tb[-3000:])
+
+
+def _candidate_tb(tb: str) -> str:
+    """The traceback lines that point into the candidate's own file (short, readable)."""
+    out, keep = [], False
+    for ln in tb.splitlines():
+        if "candidate.py" in ln:
+            out.append(ln.strip().replace(ln.strip().split('"')[1] if '"' in ln else "", "solution.py"))
+            keep = True
+        elif keep and ln.startswith("    "):
+            out.append("  " + ln.strip())
+            keep = False
+    return "\n".join(out[-6:])
+
+
+def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, config: SandboxConfig,
+                  base: dict) -> tuple[Verdict | None, J.Compared | None]:
+    """Compare every trial: reference match, poison re-run bit-identity, inputs unchanged."""
+    tol = config.tolerance_for(task.dtype)
+    worst: J.Compared | None = None
+    trials = result.get("trials") or []
+    if len(trials) != len(prep.trials):
+        return Verdict(status="runtime_error", compiled=True, **base,
+                       feedback="The solution did not produce outputs for every trial."), None
+    for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
+        try:
+            out = load_output(rec["out"], private_dir)
+            after = load_output(rec["inputs_after"], private_dir)
+            out_b = load_output(rec["out_b"], private_dir) if rec.get("out_b") else None
+        except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
+            return Verdict(status="runtime_error", compiled=True, **base, trials=i,
+                           feedback="forward must return a tensor or a tuple/list of tensors.",
+                           detail=f"{type(exc).__name__}: {exc}"), None
+        cmp = J.compare_outputs(ref, out, dtype=task.dtype, tol=tol, rtol=task.rtol, atol=task.atol)
+        if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
+            worst = cmp
+        if not cmp.ok:
+            return Verdict(status="incorrect", compiled=True, **base, trials=i,
+                           max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
+                           feedback=f"Incorrect output on trial {i + 1} ({trial.name} inputs): {cmp.message}"), cmp
+        if out_b is not None and not J.bit_identical(out, out_b):
+            return Verdict(status="incorrect", compiled=True, **base, trials=i,
+                           feedback="Outputs differ between two runs on the same inputs: the kernel reads "
+                                    "memory it did not write (uninitialised or out-of-bounds)."), cmp
+        if not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after):
+            return Verdict(status="incorrect", compiled=True, **base, trials=i,
+                           feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
+    return None, worst
+
+
+def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verdict:
+    if outcome.timed_out:
+        return Verdict(status="timeout", compiled=compiled, **base,
+                       feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
+                                "(infinite loop, deadlock or far too slow).")
+    why = outcome.signal_name or (f"exit code {outcome.exitcode}" if outcome.exitcode is not None else "killed")
+    if outcome.signal_name == "SIGKILL":
+        why = "killed, likely out of memory"
+    return Verdict(status="runtime_error", compiled=compiled, **base, feedback=GENERIC_CRASH.format(why=why),
+                   detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
+
+
+def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float | None], config: SandboxConfig,
+                  base: dict, cmp: J.Compared | None, n_trials: int) -> Verdict:
+    """Speedups from the child's timing and the judge's cached reference timings."""
+    rt = float(timing["median_us"])
+    eager, comp = ref_times
+    extra = dict(trials=n_trials, max_abs_error=cmp.max_abs_error if cmp else None,
+                 max_rel_error=cmp.max_rel_error if cmp else None)
+    host = timing.get("host_us")
+    if host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) and host - rt > 20:
+        return Verdict(status="rejected", compiled=True, runtime_us=rt, **base, **extra,
+                       feedback="Timing is inconsistent: work appears to run outside the measured stream.",
+                       detail=f"events {rt:.1f} us vs host {host:.1f} us")
+    frac = timing.get("kernel_fraction")
+    if frac is not None and frac < config.kernel_fraction:
+        return Verdict(status="rejected", compiled=True, runtime_us=rt, custom_kernel_fraction=frac, **base,
+                       **extra, feedback="Most of the GPU time is spent outside custom kernels; the custom "
+                                         "kernels must carry the computation.")
+    se = eager / rt if eager and rt > 0 else None
+    sc = comp / rt if comp and rt > 0 else None
+    fb = f"Correct on {n_trials} trials. Runtime {rt:.1f} us"
+    if se:
+        fb += f"; speedup {se:.2f}x vs PyTorch eager ({eager:.1f} us)"
+    if sc:
+        fb += f", {sc:.2f}x vs torch.compile ({comp:.1f} us)"
+    return Verdict(status="ok", correct=True, compiled=True, runtime_us=rt, ref_runtime_us=eager,
+                   ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
+                   custom_kernel_fraction=frac, **base, **extra, feedback=fb + ".")
+
+
+def harness_error(exc: BaseException, base: dict) -> Verdict:
+    return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this solution.",
+                   detail=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
+
+
+def stamp(v: Verdict, stages: dict, t_start: float) -> Verdict:
+    v.stage_seconds = {**{k: round(x, 4) for k, x in stages.items()}, "total": round(time.monotonic() - t_start, 4)}
+    return v
