@@ -1,0 +1,31 @@
+"""GELU (exact, erf form) on a large fp32 tensor."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+LEAP_TAGS = ["elementwise", "activation"]
+LEAP_SPLIT = "train"
+LEAP_DTYPE = "fp32"
+
+DTYPE = torch.float32
+ROWS, COLS = 4096, 16384
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.gelu(x)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS, dtype=DTYPE)]
+
+
+def get_small_inputs():
+    return [torch.randn(16, 257, dtype=DTYPE)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,30 @@
+"""Mean over the first dimension (columns) of an fp32 matrix."""
+import torch
+import torch.nn as nn
+
+LEAP_TAGS = ["reduction"]
+LEAP_SPLIT = "eval"
+LEAP_DTYPE = "fp32"
+
+DTYPE = torch.float32
+ROWS, COLS = 8192, 16384
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.mean(x, dim=0)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS, dtype=DTYPE)]
+
+
+def get_small_inputs():
+    return [torch.randn(129, 40, dtype=DTYPE)]
+
+
+def get_init_inputs():
+    return []

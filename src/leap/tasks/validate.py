@@ -1,0 +1,194 @@
+"""Validation of a task: its reference runs on the CPU at small shapes, is deterministic, gives a
+non-degenerate output that depends on the inputs, and its inputs respect their declared domains.
+
+Degenerate (DESIGN.md §2, issue 4): more than 70% of output values near zero, more than 70% near the
+mean, or more than 95% unchanged between two input seeds. "Near" means within ``NEAR * rms`` of the
+output, which is the scale of the sandbox's own tolerance: values the comparator cannot tell apart.
+GPU shapes are checked on the ``meta`` device (no memory, no compute): footprint within 16 GB and a
+rough roofline estimate of the reference time, used to mark tasks that may run under 50 us.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from leap.tasks.module import build_model, clone_args, flat_tensors, load_module, make_inputs, run_reference
+from leap.tasks.task import Task, TaskError
+
+NEAR = {"fp32": 1e-4, "fp16": 1e-3, "bf16": 4e-3, "int": 0.0}
+MAX_NEAR_ZERO = 0.70
+MAX_NEAR_MEAN = 0.70
+MAX_UNCHANGED = 0.95
+GPU_MEMORY_LIMIT = 16 * 2**30
+CPU_ELEMENT_LIMIT = 4_000_000  # inputs this large or larger need get_small_inputs()
+# Rough H200 roofline for estimates only: achievable bandwidth and dense peaks per dtype.
+BANDWIDTH = 4.0e12
+PEAK_FLOPS = {"fp32": 50e12, "bf16": 700e12, "fp16": 700e12, "int": 50e12}
+
+
+@dataclass
+class ValidationReport:
+    """Outcome of validating one task; ``problems`` is empty when it is valid."""
+
+    name: str
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    gpu_bytes: int | None = None
+    gpu_flops: int | None = None
+    est_gpu_us: float | None = None
+    output_shapes: list[tuple[int, ...]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str = "fp32") -> str | None:
+    """Why an output is degenerate (None if it is not). ``other`` is the output for another input seed."""
+    if out.numel() == 0:
+        return "output is empty"
+    if out.is_floating_point() or out.is_complex():
+        x = out.detach().double().flatten()
+        if not torch.isfinite(x).all():
+            return f"{(~torch.isfinite(x)).float().mean().item():.0%} of output values are NaN/Inf"
+        rms = x.pow(2).mean().sqrt().item()
+        if rms == 0.0:
+            return "output is all zeros"
+        tol = NEAR.get(dtype, 1e-4) * rms
+        zero = (x.abs() <= tol).double().mean().item()
+        if zero > MAX_NEAR_ZERO:
+            return f"{zero:.0%} of output values are near zero (limit {MAX_NEAR_ZERO:.0%})"
+        near_mean = ((x - x.mean()).abs() <= tol).double().mean().item()
+        if near_mean > MAX_NEAR_MEAN:
+            return f"{near_mean:.0%} of output values are near their mean (limit {MAX_NEAR_MEAN:.0%})"
+        if other is not None and other.shape == out.shape:
+            same = ((x - other.detach().double().flatten()).abs() <= tol).double().mean().item()
+            if same > MAX_UNCHANGED:
+                return f"{same:.0%} of output values do not change with the inputs (limit {MAX_UNCHANGED:.0%})"
+        return None
+    x = out.flatten()
+    zero = (x == 0).double().mean().item()
+    if zero > MAX_NEAR_ZERO:
+        return f"{zero:.0%} of output values are zero (limit {MAX_NEAR_ZERO:.0%})"
+    mode = torch.mode(x.long()).values
+    if (x == mode).double().mean().item() > MAX_NEAR_MEAN:
+        return f"most output values equal {mode.item()} (limit {MAX_NEAR_MEAN:.0%})"
+    if other is not None and other.shape == out.shape:
+        same = (x == other.flatten()).double().mean().item()
+        if same > MAX_UNCHANGED:
+            return f"{same:.0%} of output values do not change with the inputs (limit {MAX_UNCHANGED:.0%})"
+    return None
+
+
+def _domain_problem(i: int, x: torch.Tensor, domain) -> str | None:
+    if domain is None or domain == "any":
+        if x.numel() and not bool((x < 0).any()):
+            return (f"input {i} has no negative values (identity could pass for ReLU-like ops); "
+                    "draw signed values or declare LEAP_INPUT_DOMAINS")
+        return None
+    lo, hi = {"positive": (0.0, float("inf")), "unit": (0.0, 1.0)}.get(domain, domain) \
+        if isinstance(domain, str) else domain
+    bad = (x <= lo) if domain == "positive" else (x < lo) | (x > hi)
+    if bool(bad.any()):
+        return f"input {i} has values outside its declared domain {domain!r}"
+    return None
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(
+        torch.nan_to_num(a.detach(), nan=0.0) if a.is_floating_point() else a,
+        torch.nan_to_num(b.detach(), nan=0.0) if b.is_floating_point() else b)
+
+
+def _gpu_estimate(mod, task: Task, report: ValidationReport) -> None:
+    """Footprint and rough time of the GPU shapes, computed on the meta device (best effort)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    try:
+        with torch.device("meta"):
+            inputs = make_inputs(mod, 0, small=False)
+            model = build_model(mod, "meta")
+            counter = FlopCounterMode(display=False)
+            with torch.no_grad(), counter:
+                outs = flat_tensors(model(*inputs))
+    except Exception:  # some ops have no meta kernel: no estimate, not a problem
+        return
+    tensors = [t for t in inputs if isinstance(t, torch.Tensor)] + outs
+    io = sum(t.numel() * t.element_size() for t in tensors)
+    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    report.gpu_bytes = io + params
+    report.gpu_flops = int(counter.get_total_flops())
+    peak = PEAK_FLOPS.get(task.dtype, 50e12)
+    report.est_gpu_us = 1e6 * max(report.gpu_bytes / BANDWIDTH, report.gpu_flops / peak)
+    if report.gpu_bytes > GPU_MEMORY_LIMIT:
+        report.problems.append(f"GPU inputs, weights and outputs need {report.gpu_bytes / 2**30:.1f} GiB "
+                               f"(limit {GPU_MEMORY_LIMIT / 2**30:.0f} GiB)")
+
+
+def _cpu_sized(mod) -> bool:
+    try:
+        with torch.device("meta"):
+            inputs = make_inputs(mod, 0, small=False)
+    except Exception:
+        return False
+    return sum(t.numel() for t in inputs if isinstance(t, torch.Tensor)) < CPU_ELEMENT_LIMIT
+
+
+def validate_task(task: Task, *, gpu_shapes: bool = True, seeds: tuple[int, int] = (0, 1)) -> ValidationReport:
+    """Check one task (see the module docstring); never raises for a bad task, reports problems."""
+    t0 = time.perf_counter()
+    report = ValidationReport(task.name)
+    try:
+        report.problems.extend(_check(task, report, gpu_shapes, seeds))
+    except TaskError as exc:
+        report.problems.append(str(exc))
+    except Exception as exc:  # a broken reference is a finding, not a crash
+        report.problems.append(f"reference fails on the CPU ({type(exc).__name__}: {str(exc)[:200]})")
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[int, int]) -> list[str]:
+    mod = load_module(task)
+    small = hasattr(mod, "get_small_inputs")
+    if not small and not _cpu_sized(mod):
+        return ["no get_small_inputs() and get_inputs() is too large for a CPU check"]
+    problems: list[str] = []
+    inputs, out = run_reference(mod, seeds[0], small)
+    if not out:
+        return ["forward returns no tensor"]
+    report.output_shapes = [tuple(t.shape) for t in out]
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            p = _domain_problem(i, x, task.input_domains.get(i))
+            if p:
+                problems.append(p)
+    again_inputs = make_inputs(mod, seeds[0], small)
+    if not all(_same(a, b) for a, b in zip(inputs, again_inputs, strict=True)
+               if isinstance(a, torch.Tensor)):
+        problems.append("inputs are not reproducible under a fixed seed")
+    model = build_model(mod)
+    kept = clone_args(inputs)
+    torch.manual_seed(seeds[0] + 7919)  # a forward that draws random numbers shows up as a difference
+    with torch.no_grad():
+        again = flat_tensors(model(*kept))
+    if len(again) != len(out) or not all(_same(a, b) for a, b in zip(out, again, strict=True)):
+        problems.append("reference is not deterministic (two runs on the same inputs differ)")
+    if not all(_same(a, b) for a, b in zip(inputs, kept, strict=True) if isinstance(a, torch.Tensor)):
+        problems.append("reference modifies its inputs in place")
+    _, other = run_reference(mod, seeds[1], small)
+    for k, t in enumerate(out):
+        why = degenerate_reason(t, other[k] if k < len(other) else None, task.dtype)
+        if why:
+            problems.append(f"output {k} is degenerate: {why}" if len(out) > 1 else f"degenerate output: {why}")
+    if gpu_shapes:
+        _gpu_estimate(mod, task, report)
+    return problems
+
+
+def validate_tasks(tasks, *, gpu_shapes: bool = True) -> list[ValidationReport]:
+    """Validate many tasks in order (one report each)."""
+    return [validate_task(t, gpu_shapes=gpu_shapes) for t in tasks]

@@ -1,0 +1,74 @@
+"""validate_task rejects broken, degenerate and non-deterministic tasks with a clear reason."""
+
+from __future__ import annotations
+
+import torch
+
+from leap.tasks.task import parse_task
+from leap.tasks.validate import degenerate_reason, validate_task
+
+TEMPLATE = '''
+import torch
+import torch.nn as nn
+{meta}
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return {expr}
+
+
+def get_inputs():
+    return [{inp}]
+
+
+def get_small_inputs():
+    return [{inp}]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def _task(expr: str, inp: str = "torch.randn(16, 64)", meta: str = ""):
+    return parse_task(TEMPLATE.format(expr=expr, inp=inp, meta=meta), name="t")
+
+
+def _problems(expr, **kw):
+    return " | ".join(validate_task(_task(expr, **kw)).problems)
+
+
+def test_good_task_passes():
+    assert _problems("torch.relu(x) * 2") == ""
+
+
+def test_non_negative_inputs_are_rejected_unless_declared():
+    assert "no negative values" in _problems("torch.relu(x)", inp="torch.rand(16, 64)")
+    assert _problems("torch.log(x)", inp="torch.rand(16, 64) + 0.1", meta='LEAP_INPUT_DOMAINS = {0: "positive"}') == ""
+    assert "outside its declared domain" in _problems(
+        "torch.log(x.abs() + 1)", meta='LEAP_INPUT_DOMAINS = {0: "positive"}')
+
+
+def test_degenerate_outputs_are_rejected():
+    assert "near zero" in _problems("torch.relu(x - 3.0)")
+    assert "near their mean" in _problems("torch.sigmoid(x * 0 + 5.0)")
+    assert "do not change with the inputs" in _problems("torch.arange(64.0).expand(16, 64) + x[:1, :1] * 1e-9")
+    assert "NaN/Inf" in _problems("torch.log(x)")
+
+
+def test_nondeterministic_and_broken_references_are_rejected():
+    assert "not deterministic" in _problems("x + torch.rand_like(x)")
+    assert "reference fails" in _problems("x @ torch.ones(3, 3)")
+    assert "modifies its inputs" in _problems("x.mul_(2)")
+    assert "source fails to run" in " ".join(validate_task(parse_task(
+        "import nosuchmodule\nclass Model: pass\ndef get_inputs(): pass\ndef get_init_inputs(): pass",
+        name="b")).problems)
+
+
+def test_integer_outputs():
+    assert degenerate_reason(torch.zeros(100, dtype=torch.long), None) is not None
+    assert degenerate_reason(torch.randint(0, 50, (100,)), torch.randint(0, 50, (100,))) is None
+    assert "do not change" in degenerate_reason(torch.arange(100), torch.arange(100))
