@@ -34,7 +34,9 @@ _exit = os._exit
 _sha = hashlib.sha256
 _full = torch.full
 _sync = torch.cuda.synchronize
-POISONS = (float("nan"), -7.0)
+POISONS = (float("nan"), -7.0)  # GPU: values filled into a freed caching-allocator block
+CPU_POISON_BYTES = (0xFE, 0x41)  # CPU: glibc malloc fills every new block with this byte
+M_MMAP_THRESHOLD, M_PERTURB = -3, -6
 
 
 class CandidateError(Exception):
@@ -97,6 +99,20 @@ def _setup_env(job: dict, private_dir: str) -> None:
             os.environ["CUDA_VISIBLE_DEVICES"] = str(job["gpu"])
     if job.get("arch_list"):
         os.environ["TORCH_CUDA_ARCH_LIST"] = job["arch_list"]
+
+
+def _match_triton_mode() -> None:
+    """Triton decides interpreter-or-compiler when a ``@triton.jit`` function is DEFINED, including
+    its own library functions (``tl.sum``...) defined when the forkserver imported it. If the
+    server's mode differs from this job's, drop the preloaded triton so the candidate imports a fresh
+    one in the right mode (costs an import; the pool starts its server in the usual mode)."""
+    import triton.language as tl
+
+    want = os.environ.get("TRITON_INTERPRET") == "1"
+    have = type(tl.sum).__name__ == "InterpretedFunction"
+    if want != have:
+        for name in [m for m in sys.modules if m == "triton" or m.startswith("triton.")]:
+            del sys.modules[name]
 
 
 def _isolate(job: dict, private_dir: str) -> dict:
@@ -169,6 +185,7 @@ def _stage(stage: str, fn, *args):
 def run_job(job: dict, private_dir: str, conn) -> dict:
     stages: dict[str, float] = {}
     _setup_env(job, private_dir)
+    _match_triton_mode()
     iso = _isolate(job, private_dir)
     builds: list = []
     if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
@@ -212,7 +229,7 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
         for r in range(runs):
             inputs = _load(trial["inputs"], weights_only=True, map_location=device)
-            _poison(device, int(job.get("poison_bytes", 0)), POISONS[r])
+            _poison(device, int(job.get("poison_bytes", 0)), POISONS[r], r)
             with torch.no_grad():
                 out = _stage("run", model, *inputs)
                 if device == "cuda":
@@ -251,14 +268,27 @@ def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
     return res
 
 
-def _poison(device: str, nbytes: int, value: float) -> None:
-    """Fill a big block with poison and free it: the caching allocator hands it to the candidate."""
+def _poison(device: str, nbytes: int, value: float, run: int = 0) -> None:
+    """GPU: fill a big block with poison and free it, so the caching allocator hands it to the candidate.
+    CPU: make glibc fill every newly allocated block with a poison byte (``M_PERTURB``) and keep blocks up
+    to 32 MiB on the heap, where the fill applies."""
     if nbytes <= 0:
         return
     if device == "cpu":
-        nbytes = min(nbytes, 8 << 20)
+        _mallopt(M_MMAP_THRESHOLD, 32 << 20)
+        _mallopt(M_PERTURB, CPU_POISON_BYTES[run % 2] ^ 0xFF)
+        return
     block = _full((nbytes // 4,), value, dtype=torch.float32, device=device)
     del block
+
+
+def _mallopt(param: int, value: int) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(ctypes.c_int(param), ctypes.c_int(value))
+    except (OSError, AttributeError):  # not glibc: no CPU poisoning
+        pass
 
 
 def _to_cpu(obj):

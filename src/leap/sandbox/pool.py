@@ -39,7 +39,7 @@ def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) ->
     return env
 
 
-def _ensure_forkserver(ctx) -> None:
+def _ensure_forkserver(ctx, interpret: bool) -> None:
     """Start the forkserver once, with a scrubbed environment, so no secret reaches any child's
     memory or ``/proc/self/environ`` (the server is exec'd with the parent's environment otherwise)."""
     global _SERVER_STARTED
@@ -53,6 +53,10 @@ def _ensure_forkserver(ctx) -> None:
         try:
             os.environ.clear()
             os.environ.update(scrubbed_env(saved))
+            if interpret:  # triton fixes interpreter mode when its own @jit functions are defined
+                os.environ["TRITON_INTERPRET"] = "1"
+            else:
+                os.environ.pop("TRITON_INTERPRET", None)
             forkserver.ensure_running()
         finally:
             os.environ.clear()
@@ -90,7 +94,8 @@ MessageHandler = Callable[[dict], dict | None]
 class WorkerPool:
     """Pre-forked, single-use children from a forkserver. Thread-safe: one thread per running job."""
 
-    def __init__(self, scratch_dir: str | Path, prewarm: int = 2, keep_dirs: bool = False):
+    def __init__(self, scratch_dir: str | Path, prewarm: int = 2, keep_dirs: bool = False,
+                 interpret: bool = False):
         self._ctx = mp.get_context("forkserver")
         self._scratch = Path(scratch_dir)
         self._scratch.mkdir(parents=True, exist_ok=True)
@@ -100,7 +105,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self._live: set[int] = set()
-        _ensure_forkserver(self._ctx)
+        _ensure_forkserver(self._ctx, interpret)
         self._refill()
 
     # -- children -------------------------------------------------------------------------------

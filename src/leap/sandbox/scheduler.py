@@ -72,7 +72,8 @@ class Scheduler:
         self.config = config
         self.device = device
         prewarm = config.n_workers(device) if config.prewarm < 0 else config.prewarm
-        self.executor = executor or WorkerPool(config.scratch_dir, prewarm=prewarm, keep_dirs=config.keep_scratch)
+        self.executor = executor or WorkerPool(config.scratch_dir, prewarm=prewarm, keep_dirs=config.keep_scratch,
+                                               interpret=device == "cpu")
         self._check_slots = threading.BoundedSemaphore(config.n_workers(device))
         self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
         self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])

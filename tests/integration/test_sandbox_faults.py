@@ -1,0 +1,74 @@
+"""Fault handling: hangs are killed at the timeout (whole process group), crashes become
+runtime_error, and the same Sandbox keeps verifying afterwards."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+from sandbox_cases import kernels as K
+
+from leap.sandbox import Sandbox, SandboxConfig
+from leap.tasks.suite import get_builtin
+
+SPAWNS_AND_HANGS = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "import subprocess\n        subprocess.Popen(['sleep', '987654'])\n        while True:\n            pass")
+
+
+@pytest.fixture(scope="module")
+def sb():
+    # the gate would reject these candidates before they run; switch it off to test the runtime
+    cfg = SandboxConfig(workers=2, prewarm=1, static_gate=False, cpu_run_timeout_s=4.0)
+    with Sandbox(cfg, device="cpu") as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return get_builtin("relu_fp32")
+
+
+def _sleepers() -> list[str]:
+    out = subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def test_hang_is_killed_at_timeout_then_next_verifies(sb, relu):
+    t0 = time.monotonic()
+    v = sb.verify(relu, K.HANG)
+    took = time.monotonic() - t0
+    assert v.status == "timeout" and "Time limit" in v.feedback
+    assert 3.5 < took < 15, took
+    assert sb.verify(relu, K.RELU).status == "ok"
+
+
+def test_timeout_kills_the_whole_process_group(sb, relu):
+    v = sb.verify(relu, SPAWNS_AND_HANGS)
+    assert v.status == "timeout"
+    time.sleep(0.3)
+    assert _sleepers() == [], "a grandchild survived the timeout"
+
+
+@pytest.mark.parametrize("name,why", [("SEGFAULT", "SIGSEGV"), ("EXIT_EARLY", "exit code 3")])
+def test_crash_is_runtime_error_and_next_candidate_verifies(sb, relu, name, why):
+    v = sb.verify(relu, getattr(K, name))
+    assert v.status == "runtime_error" and why in v.feedback
+    ok = sb.verify(relu, K.RELU)
+    assert ok.status == "ok", ok.feedback
+
+
+def test_crashes_in_a_batch_do_not_wedge_the_pool(sb, relu):
+    pairs = [(relu, K.SEGFAULT), (relu, K.RELU), (relu, K.EXIT_EARLY), (relu, K.RELU)]
+    got = dict(sb.verify_many(pairs))
+    assert [got[i].status for i in range(4)] == ["runtime_error", "ok", "runtime_error", "ok"]
+
+
+def test_memory_hog_is_stopped(relu):
+    hog = K.RELU.replace("y = torch.empty_like(x)", "junk = torch.empty(1 << 40, dtype=torch.uint8)\n"
+                                                    "        y = torch.empty_like(x)")
+    with Sandbox(SandboxConfig(workers=1, prewarm=0, static_gate=False, memory_limit_gb=4), device="cpu") as box:
+        v = box.verify(relu, hog)
+        assert v.status == "runtime_error"
+        assert box.verify(relu, K.RELU).status == "ok"

@@ -1,0 +1,113 @@
+"""Sandbox verdicts on the CPU (Triton interpreter): correct kernels pass, subtly wrong ones fail,
+errors give the right status with readable feedback."""
+
+from __future__ import annotations
+
+import pytest
+from sandbox_cases import kernels as K
+
+from leap.sandbox import Sandbox, SandboxConfig, verify, verify_many
+from leap.tasks.suite import get_builtin
+from leap.tasks.task import parse_task
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(SandboxConfig(workers=2, prewarm=2), device="cpu") as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return get_builtin("relu_fp32")
+
+
+@pytest.fixture(scope="module")
+def rowsum():
+    return parse_task(K.ROWSUM_TASK, "rowsum_small")
+
+
+@pytest.fixture(scope="module")
+def softmax():
+    return parse_task(K.SOFTMAX_TASK, "softmax_small")
+
+
+def test_correct_relu_passes(sb, relu):
+    v = sb.verify(relu, K.RELU)
+    assert v.status == "ok", v.feedback + v.detail
+    assert v.correct and v.compiled and v.backend == "triton" and v.device == "cpu"
+    assert v.trials >= 5 and v.speedup_eager is None
+    assert {"gate", "reference", "check", "total"} <= set(v.stage_seconds)
+
+
+def test_correct_rowsum_and_softmax_pass(sb, rowsum, softmax):
+    for task, src in ((rowsum, K.ROWSUM), (softmax, K.SOFTMAX)):
+        v = sb.verify(task, src, backend="triton")
+        assert v.status == "ok", (task.name, v.feedback, v.detail)
+
+
+@pytest.mark.parametrize("name", ["RELU_MASK_OFF_BY_ONE", "RELU_UNWRITTEN_TAIL", "RELU_WRONG_DTYPE"])
+def test_subtly_wrong_relu_fails(sb, relu, name):
+    v = sb.verify(relu, getattr(K, name))
+    assert v.status == "incorrect", (name, v.status, v.feedback, v.detail)
+    assert not v.correct and v.compiled
+    assert "Incorrect output" in v.feedback or "differ" in v.feedback
+
+
+def test_wrong_dtype_feedback_names_dtypes(sb, relu):
+    v = sb.verify(relu, K.RELU_WRONG_DTYPE)
+    assert "dtype" in v.feedback and "float64" in v.feedback
+
+
+def test_wrong_reduction_axis_fails(sb, rowsum):
+    v = sb.verify(rowsum, K.ROWSUM_WRONG_AXIS)
+    assert v.status == "incorrect", v.feedback
+
+
+def test_softmax_without_max_subtraction_fails_on_scaled_inputs(sb, softmax):
+    v = sb.verify(softmax, K.SOFTMAX_NO_MAX_SUBTRACT)
+    assert v.status == "incorrect", v.feedback
+
+
+def test_python_error_is_runtime_error_with_readable_feedback(sb, relu):
+    v = sb.verify(relu, K.RELU_PY_ERROR)
+    assert v.status == "runtime_error"
+    assert "IndexError" in v.feedback and "x.shape[7]" in v.feedback
+    assert "solution.py" in v.feedback and "/dev/shm" not in v.feedback
+
+
+def test_bad_triton_op_is_an_error_not_a_pass(sb, relu):
+    v = sb.verify(relu, K.RELU_BAD_TRITON)
+    assert v.status in ("compile_error", "runtime_error")
+    assert "no_such_op" in v.feedback
+
+
+def test_syntax_error_and_empty_answer_are_format_errors(sb, relu):
+    v = sb.verify(relu, K.RELU_SYNTAX_ERROR)
+    assert v.status == "format_error" and not v.compiled
+    assert sb.verify(relu, "").status == "format_error"
+    assert sb.verify(relu, "Here is my answer, no code.").status == "format_error"
+
+
+def test_no_kernel_is_rejected_or_format_error(sb, relu):
+    src = "import torch\nimport torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n" \
+          "        return torch.relu(x)\n"
+    assert sb.verify(relu, src).status in ("rejected", "format_error")
+
+
+def test_candidate_prints_do_not_break_anything(relu):
+    cfg = SandboxConfig(workers=1, prewarm=0, static_gate=False)
+    assert verify(relu, K.PRINTS, device="cpu", config=cfg).status == "ok"
+
+
+def test_verify_many_yields_every_index(sb, relu, rowsum):
+    pairs = [(relu, K.RELU), (relu, K.RELU_MASK_OFF_BY_ONE), (rowsum, K.ROWSUM), (relu, "")]
+    got = dict(sb.verify_many(pairs))
+    assert sorted(got) == [0, 1, 2, 3]
+    assert [got[i].status for i in range(4)] == ["ok", "incorrect", "ok", "format_error"]
+
+
+def test_module_level_verify_many(relu):
+    cfg = SandboxConfig(workers=1, prewarm=1)
+    out = dict(verify_many([(relu, K.RELU)], device="cpu", config=cfg))
+    assert out[0].status == "ok"
