@@ -111,3 +111,14 @@ def test_module_level_verify_many(relu):
     cfg = SandboxConfig(workers=1, prewarm=1)
     out = dict(verify_many([(relu, K.RELU)], device="cpu", config=cfg))
     assert out[0].status == "ok"
+
+
+@pytest.mark.parametrize("child_checks", [True, False])
+def test_input_mutation_and_uninitialised_reads_are_caught(relu, child_checks):
+    cfg = SandboxConfig(workers=1, prewarm=1, child_checks=child_checks)
+    with Sandbox(cfg, device="cpu") as box:
+        v = box.verify(relu, K.RELU_MUTATES_INPUT)
+        assert v.status == "incorrect" and "modified its input" in v.feedback, v.feedback
+        v = box.verify(relu, K.RELU_READS_UNINIT)
+        assert v.status == "incorrect" and "did not write" in v.feedback, v.feedback
+        assert box.verify(relu, K.RELU).status == "ok"

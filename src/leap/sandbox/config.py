@@ -17,7 +17,12 @@ def default_cache_dir() -> Path:
 def default_scratch_dir() -> Path:
     """Where per-candidate private dirs live: tmpfs (``/dev/shm``) when present, tensors move fast there."""
     shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(os.environ.get("TMPDIR", "/tmp"))
+    try:
+        st = os.statvfs(shm)
+        roomy = st.f_bavail * st.f_frsize >= (8 << 30)  # docker's default 64 MiB shm is too small
+    except OSError:
+        roomy = False
+    return shm if roomy and os.access(shm, os.W_OK) else Path(os.environ.get("TMPDIR", "/tmp"))
 
 
 class Tolerance(BaseModel):
@@ -39,6 +44,8 @@ class SandboxConfig(BaseModel):
     trials: int = Field(5, ge=5, description="correctness trials on fresh inputs")
     poison_rechecks: int = Field(1, ge=0, description="trials re-run under a second poison (bit-identical)")
     poison_bytes: int = Field(256 << 20, ge=0, description="GPU block filled with poison before each run")
+    child_checks: bool = Field(True, description="input-unchanged and poison bit-identity checked in the child "
+                               "(with functions bound before candidate code; no tensor round-trip) instead of by the judge")
     tolerances: Tolerance = Field(default_factory=Tolerance)
     # timing (GPU only)
     kernel_fraction: float = Field(0.5, ge=0, le=1, description="min share of GPU time in custom kernels")

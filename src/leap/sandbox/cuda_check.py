@@ -20,6 +20,7 @@ import time
 from leap.sandbox import judge_shim as J
 from leap.sandbox.verdict import Verdict
 
+CHECK_VERSION = 2  # bump when the check itself changes (cache key)
 NEEDS_GPU = ("Running and timing this {backend} solution needs a CUDA GPU; none is available here, so only "
              "a compile check was done{what}.")
 
@@ -76,7 +77,7 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
     import torch.utils.cpp_extension as ce
 
     incs = [f"-I{p}" for p in ce.include_paths()] + [f"-I{sysconfig.get_paths()['include']}"]
-    key = hashlib.sha256(json.dumps([units, backend, arch, incs]).encode()).hexdigest()[:24]
+    key = hashlib.sha256(json.dumps([CHECK_VERSION, units, backend, arch, incs]).encode()).hexdigest()[:24]
     cache = os.path.join(cache_dir, "nvcc_check")
     os.makedirs(cache, exist_ok=True)
     hit = os.path.join(cache, key + ".json")
@@ -89,7 +90,7 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
         for i, text in enumerate(units):
             src = os.path.join(d, f"k{i}.cu")
             with open(src, "w") as f:
-                f.write(text if backend == "cuda_inline" else "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n" + text)
+                f.write(text if backend == "cuda_inline" else "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#line 1\n" + text)
             cmd = [nvcc, "-c", "-std=c++17", f"-arch={arch}", "-w", "-o", os.path.join(d, f"k{i}.o"), src]
             if backend == "cuda_inline":
                 cmd[1:1] = incs + ["-DTORCH_EXTENSION_NAME=leap_check", "-DTORCH_API_INCLUDE_EXTENSION_H"]

@@ -133,7 +133,7 @@ class Scheduler:
         if be in ("cuda_inline", "cuda_nvrtc") and dev == "cpu":
             return cuda_check.cpu_verdict(source, be, base, stages, cfg)
         if be == "cuda_inline":
-            bad = self._compile(source, stages, base)
+            bad = self._compile(task, source, stages, base)
             if bad is not None:
                 return bad
         gpu = self.gpus.assign() if dev == "cuda" else None
@@ -142,7 +142,7 @@ class Scheduler:
         finally:
             self.gpus.done(gpu)
 
-    def _compile(self, source: str, stages: dict, base: dict) -> Verdict | None:
+    def _compile(self, task: Task, source: str, stages: dict, base: dict) -> Verdict | None:
         """cuda_inline: build in a CPU-only child (no GPU held), into the content-hash cache."""
         cfg = self.config
         job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
@@ -152,7 +152,7 @@ class Scheduler:
         with self._compile_slots:
             stages["compile_wait"] = time.monotonic() - t0
             t1 = time.monotonic()
-            out = self.executor.run(job, cfg.compile_timeout_s)
+            out = self.executor.run(job, cfg.compile_timeout_s, prepare=lambda d: _write_init(task, d))
         stages["compile"] = time.monotonic() - t1
         self.executor.release_dir(out.private_dir)
         if out.result is None:
@@ -186,7 +186,7 @@ class Scheduler:
                       "kernel_fraction": cfg.kernel_fraction > 0}
         job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu": gpu,
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
-               "poison_bytes": cfg.poison_bytes, "timing": timing, "ext_cache": self.ext_cache,
+               "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks, "timing": timing, "ext_cache": self.ext_cache,
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg)}
         held: list[threading.Lock] = []
@@ -240,6 +240,17 @@ class Scheduler:
         return Verdict(status="ok", correct=True, compiled=True, trials=n, **base, feedback=fb,
                        max_abs_error=cmp.max_abs_error if cmp else None,
                        max_rel_error=cmp.max_rel_error if cmp else None)
+
+
+def _write_init(task: Task, private_dir: str) -> dict:
+    """Init inputs for a compile job (extensions built in ModelNew.__init__ need them)."""
+    import torch
+
+    module = J.load_task_module(task.source, task.name)
+    torch.manual_seed(V.INIT_SEED)
+    path = os.path.join(private_dir, "init.pt")
+    torch.save(list(module.get_init_inputs()), path)
+    return {"init_file": path}
 
 
 def _arch_list() -> str:

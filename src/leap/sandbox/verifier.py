@@ -144,7 +144,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         try:
             out = load_output(rec["out"], private_dir)
-            after = load_output(rec["inputs_after"], private_dir)
+            after = load_output(rec["inputs_after"], private_dir) if rec.get("inputs_after") else None
             out_b = load_output(rec["out_b"], private_dir) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
@@ -157,11 +157,13 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
                            feedback=f"Incorrect output on trial {i + 1} ({trial.name} inputs): {cmp.message}"), cmp
-        if out_b is not None and not J.bit_identical(out, out_b):
+        if (out_b is not None and not J.bit_identical(out, out_b)) or rec.get("poison_identical") is False:
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            feedback="Outputs differ between two runs on the same inputs: the kernel reads "
                                     "memory it did not write (uninitialised or out-of-bounds)."), cmp
-        if not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after):
+        changed = rec.get("inputs_unchanged") is False or (
+            after is not None and not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after))
+        if changed:
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst

@@ -114,3 +114,88 @@ SEGFAULT = RELU.replace("y = torch.empty_like(x)",
                         "import ctypes\n        ctypes.string_at(0)\n        y = torch.empty_like(x)")
 EXIT_EARLY = RELU.replace("y = torch.empty_like(x)", "import os\n        os._exit(3)")
 PRINTS = RELU.replace("y = torch.empty_like(x)", "print('noise on stdout')\n        y = torch.empty_like(x)")
+
+RELU_MUTATES_INPUT = RELU.replace("tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)",
+                                  "tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)\n"
+                                  "    tl.store(x_ptr + offs, x * 0.5, mask=mask)")
+# reads scratch memory it never wrote; the value hides within tolerance, but the bits follow the poison
+RELU_READS_UNINIT = HEADER + '''
+
+@triton.jit
+def relu_kernel(x_ptr, t_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    t = tl.load(t_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0) + tl.where(t < 0, 1e-30, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        t = torch.empty_like(x)
+        y = torch.empty_like(x)
+        n = x.numel()
+        relu_kernel[(triton.cdiv(n, 1024),)](x, t, y, n, BLOCK=1024)
+        return y
+'''
+
+NVRTC_RELU = '''import cupy as cp
+import numpy as np
+import torch
+import torch.nn as nn
+
+SRC = r"""
+extern "C" __global__ void relu_k(const float* x, float* y, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+"""
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kernel = cp.RawKernel(SRC, "relu_k")
+
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):
+            self.kernel(((n + 255) // 256,), (256,), (x.data_ptr(), y.data_ptr(), np.int64(n)))
+        return y
+'''
+NVRTC_RELU_SYNTAX = NVRTC_RELU.replace("y[i] = x[i] > 0.f ?", "y[i] = x[i] >>> 0.f ?")
+
+INLINE_RELU = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+CUDA_SRC = r"""
+#include <torch/extension.h>
+__global__ void relu_k(const float* x, float* y, int64_t n) {
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+torch::Tensor relu_cuda(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    int64_t n = x.numel();
+    relu_k<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+CPP_SRC = "torch::Tensor relu_cuda(torch::Tensor x);"
+ext = load_inline(name="leap_relu_ext", cpp_sources=CPP_SRC, cuda_sources=CUDA_SRC, functions=["relu_cuda"])
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return ext.relu_cuda(x.contiguous())
+'''
+INLINE_RELU_ERROR = INLINE_RELU.replace("y[i] = x[i] > 0.f ?", "y[i] = x[i] > 0.f ?? ")
