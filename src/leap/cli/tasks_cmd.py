@@ -1,4 +1,4 @@
-"""``leap tasks``: list and show tasks."""
+"""``leap tasks``: list, show, validate and generate tasks."""
 
 from __future__ import annotations
 
@@ -42,3 +42,38 @@ def show_task(name: str = typer.Argument(..., help="built-in task name or task f
     meta = task.model_dump(exclude={"source"})
     console.print(meta)
     console.print(Syntax(task.source, "python", line_numbers=False))
+
+
+@app.command("validate")
+def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:eval], a task file, a directory "
+                                             "or a KernelBench checkout"),
+                 gpu_shapes: bool = typer.Option(True, help="also size the GPU shapes on the meta device"),
+                 show_all: bool = typer.Option(False, "--all", help="list valid tasks too")) -> None:
+    """Check that each task's reference runs on the CPU, is deterministic and not degenerate.
+    Exit 0 when all are valid, 1 when some are not."""
+    from rich.progress import track
+
+    from leap.tasks.validate import validate_task
+
+    try:
+        tasks = list(iter_task_source(source))
+    except TaskError as exc:
+        fail(str(exc))
+    reports = [validate_task(t, gpu_shapes=gpu_shapes)
+               for t in track(tasks, description="validating", transient=True)]
+    table = Table(title=f"validation of {len(tasks)} tasks from {source}")
+    for col in ("name", "ok", "seconds", "GPU MiB", "est. GPU us", "problems"):
+        table.add_column(col)
+    for r in reports:
+        if r.ok and not show_all:
+            continue
+        mib = "-" if r.gpu_bytes is None else f"{r.gpu_bytes / 2**20:.0f}"
+        est = "-" if r.est_gpu_us is None else f"{r.est_gpu_us:.0f}"
+        table.add_row(r.name, "yes" if r.ok else "[red]no[/red]", f"{r.seconds:.2f}", mib, est,
+                      "; ".join(r.problems))
+    console = Console()
+    bad = sum(not r.ok for r in reports)
+    if table.row_count:
+        console.print(table)
+    console.print(f"{len(reports) - bad}/{len(reports)} tasks valid")
+    raise typer.Exit(1 if bad else 0)

@@ -7,7 +7,8 @@ metadata constants, read statically (the file is never executed to load it):
 ``LEAP_LEVEL`` (int), ``LEAP_TAGS`` (list[str]), ``LEAP_SPLIT`` ("train"|"eval"),
 ``LEAP_RTOL`` / ``LEAP_ATOL`` (float), ``LEAP_ALLOWED_OPS`` (list of torch op names the candidate's
 forward may call, e.g. ``["matmul", "conv2d"]``), ``LEAP_INPUT_DOMAINS`` (dict: input index ->
-"any" | "positive" | "unit" | [lo, hi]) and ``LEAP_DTYPE`` ("fp32"|"bf16"|"fp16").
+"any" | "positive" | "unit" | [lo, hi]), ``LEAP_DTYPE`` ("fp32"|"bf16"|"fp16") and
+``LEAP_DIFFICULTY`` ("easy"|"medium"|"hard", set by the generator).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Task(BaseModel):
     atol: float | None = None
     allowed_ops: list[str] = Field(default_factory=list)
     input_domains: dict[int, Domain] = Field(default_factory=dict)
+    difficulty: Literal["easy", "medium", "hard"] | None = None
     has_small_inputs: bool = False
     origin: str = ""
 
@@ -84,7 +86,7 @@ def parse_task(source: str, name: str, origin: str = "", level: int | None = Non
     }
     keys = {"LEAP_LEVEL": "level", "LEAP_TAGS": "tags", "LEAP_SPLIT": "split", "LEAP_RTOL": "rtol",
             "LEAP_ATOL": "atol", "LEAP_ALLOWED_OPS": "allowed_ops", "LEAP_DTYPE": "dtype",
-            "LEAP_INPUT_DOMAINS": "input_domains"}
+            "LEAP_INPUT_DOMAINS": "input_domains", "LEAP_DIFFICULTY": "difficulty"}
     unknown = sorted(set(meta) - set(keys))
     if unknown:
         raise TaskError(f"{where}: unknown metadata {unknown[0]} (expected one of {sorted(keys)})")

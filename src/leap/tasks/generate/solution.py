@@ -1,0 +1,105 @@
+"""Template Triton solutions for generated chains: one program per row computes the whole chain in fp32
+(loads cast up, one store cast down), so the CPU interpreter's bf16 quirks never matter.
+
+Covered: chains without a linear layer (elementwise, broadcast operands, row ops, final reductions).
+"""
+
+from __future__ import annotations
+
+from leap.tasks.generate.grammar import BINARY, TORCH_DTYPE, UNARY, Chain, Op
+from leap.tasks.generate.render import _fill, _init_lines, _operands
+
+HELPERS = '''
+@triton.jit
+def _tanh(v):
+    t = tl.exp(-2.0 * tl.abs(v))
+    r = (1.0 - t) / (1.0 + t)
+    return tl.where(v >= 0.0, r, -r)
+
+
+@triton.jit
+def _softplus(v):
+    return tl.where(v > 20.0, v, tl.log(1.0 + tl.exp(tl.minimum(v, 20.0))))
+'''
+_MASKED_SUM = "tl.sum(tl.where(mask, {e}, 0.0), axis=0)"
+_MASKED_MAX = 'tl.max(tl.where(mask, h, float("-inf")), axis=0)'
+ROWOP_TRITON = {
+    "sub_mean": [f"h = h - {_MASKED_SUM.format(e='h')} / n_cols"],
+    "sub_max": [f"h = h - {_MASKED_MAX}"],
+    "div_l2": [f"h = h / tl.maximum(tl.sqrt({_MASKED_SUM.format(e='h * h')}), 1e-6)"],
+    "softmax": [f"m = {_MASKED_MAX}", "e = tl.where(mask, tl.exp(h - m), 0.0)", "h = e / tl.sum(e, axis=0)"],
+    "log_softmax": [f"m = {_MASKED_MAX}", "e = tl.where(mask, tl.exp(h - m), 0.0)",
+                    "h = h - m - tl.log(tl.sum(e, axis=0))"],
+    "layer_norm": [f"mu = {_MASKED_SUM.format(e='h')} / n_cols", "d = tl.where(mask, h - mu, 0.0)",
+                   "h = (h - mu) * tl.rsqrt(tl.sum(d * d, axis=0) / n_cols + 1e-5)"],
+    "rms_norm": [f"h = h * tl.rsqrt({_MASKED_SUM.format(e='h * h')} / n_cols + 1e-6)"],
+}
+REDUCE_TRITON = {
+    "sum": [f"r = {_MASKED_SUM.format(e='h')}"],
+    "mean": [f"r = {_MASKED_SUM.format(e='h')} / n_cols"],
+    "amax": [f"r = {_MASKED_MAX}"],
+    "amin": ['r = tl.min(tl.where(mask, h, float("inf")), axis=0)'],
+    "logsumexp": [f"m = {_MASKED_MAX}", "r = m + tl.log(tl.sum(tl.where(mask, tl.exp(h - m), 0.0), axis=0))"],
+    "l2": [f"r = tl.sqrt({_MASKED_SUM.format(e='h * h')})"],
+}
+
+
+def covered(chain: Chain) -> bool:
+    return not chain.has_linear and all(op.kind in ("unary", "binary", "rowop", "reduce") for op in chain.ops)
+
+
+def _load(name: str, kind: str) -> str:
+    offs = {"full": "row * n_cols + cols", "row": "cols", "param": "cols"}
+    if kind == "col":
+        return f"tl.load({name}_ptr + row).to(tl.float32)"
+    return f"tl.load({name}_ptr + {offs[kind]}, mask=mask, other=0.0).to(tl.float32)"
+
+
+def _op_lines(op: Op, operand: str) -> list[str]:
+    if op.kind == "unary":
+        return [f"h = {_fill(UNARY[op.name][1], 'h', op)}"]
+    if op.kind == "binary":
+        return [f"h = {_fill(BINARY[op.name][1], 'h', op, operand)}"]
+    if op.kind == "rowop":
+        return list(ROWOP_TRITON[op.name])
+    return list(REDUCE_TRITON[op.name])
+
+
+def render_solution(chain: Chain) -> str | None:
+    """Triton ``ModelNew`` source for the chain, or None when the templates do not cover it."""
+    if not covered(chain):
+        return None
+    operands = _operands(chain)
+    ptrs = ["x"] + [f"o{k}" for k in range(len(operands))]
+    kernel = ["@triton.jit",
+              "def _fused_rows(" + ", ".join(f"{p}_ptr" for p in ptrs) + ", out_ptr, n_cols, BLOCK: tl.constexpr):",
+              "    row = tl.program_id(0).to(tl.int64)", "    cols = tl.arange(0, BLOCK)", "    mask = cols < n_cols",
+              f"    h = {_load('x', 'full')}"]
+    k_of = {i: k for k, (i, _, _) in enumerate(operands)}
+    for i, op in enumerate(chain.ops):
+        operand = ""
+        if op.kind == "binary":
+            operand = f"o{k_of[i]}"
+            kernel.append(f"    {operand} = {_load(operand, op.operand)}")
+        kernel += [f"    {ln}" for ln in _op_lines(op, operand)]
+    if chain.reduced:
+        kernel.append("    tl.store(out_ptr + row, r.to(out_ptr.dtype.element_ty))")
+    else:
+        kernel.append("    tl.store(out_ptr + row * n_cols + cols, h.to(out_ptr.dtype.element_ty), mask=mask)")
+    init_args, init_body, _ = _init_lines(chain)
+    args = ["x"] + [n for _, _, n in operands if not n.startswith("self.")]
+    call_args = ["x"] + [f"{n}.contiguous()" for _, _, n in operands]
+    out_shape = "x.shape[:-1]" if chain.reduced else "x.shape"
+    lines = ['"""Fused Triton kernel: one program per row computes the whole chain in fp32."""',
+             "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", "",
+             f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", HELPERS, "", *kernel, "", "",
+             "class ModelNew(nn.Module):", f"    def __init__(self{', ' + init_args if init_args else ''}):",
+             "        super().__init__()", *[f"        {ln}" for ln in init_body], "",
+             f"    def forward(self, {', '.join(args)}):", "        x = x.contiguous()",
+             "        n_cols = x.shape[-1]", "        rows = x.numel() // n_cols",
+             f"        out = torch.empty({out_shape}, dtype=x.dtype, device=x.device)",
+             "        block = triton.next_power_of_2(n_cols)",
+             "        warps = 8 if block >= 4096 else 4",
+             f"        _fused_rows[(rows,)]({', '.join(call_args)}, out, n_cols, BLOCK=block, num_warps=warps)",
+             "        return out", ""]
+    return "\n".join(lines)
