@@ -36,6 +36,7 @@ REASON_TORCH = ("ModelNew.forward must compute its result with custom kernels: P
                 "are not allowed there (allocation, views and shape handling are).")
 REASON_POLICY = ("The solution uses a construct the sandbox does not allow (exception fallbacks, threads or "
                  "processes, introspection, I/O, or changes to library or global state).")
+MAX_AUTOTUNE_CONFIGS = 64
 _REASONS = {"format": REASON_FORMAT, "no_kernel": REASON_NO_KERNEL, "torch_compute": REASON_TORCH}
 
 
@@ -243,6 +244,11 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.add(node, "async", "async functions are not allowed")
         if _is_dunder(node.name) and node.name not in T.ALLOWED_DUNDER_DEFS:
             self.add(node, "dunder_def", f"defining {node.name} is not allowed")
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call) and self.index.qualname(d.func) == "triton.autotune":
+                n = _autotune_size(d)
+                if n is not None and n > MAX_AUTOTUNE_CONFIGS:
+                    self.add(node, "autotune", f"autotune over {n} configs (at most {MAX_AUTOTUNE_CONFIGS})")
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -350,6 +356,26 @@ class _PolicyVisitor(ast.NodeVisitor):
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
         self.generic_visit(node)
+
+
+def _autotune_size(call: ast.Call) -> int | None:
+    """How many configs an ``@triton.autotune(configs=...)`` literal or comprehension spells, if known."""
+    node = next((k.value for k in call.keywords if k.arg == "configs"), call.args[0] if call.args else None)
+    if isinstance(node, ast.List | ast.Tuple):
+        return len(node.elts)
+    if isinstance(node, ast.ListComp):
+        total = 1
+        for g in node.generators:
+            it = g.iter
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+                return None
+            try:
+                vals = [ast.literal_eval(a) for a in it.args]
+            except ValueError:
+                return None
+            total *= len(range(*vals))
+        return total
+    return None
 
 
 def _is_dunder(name: str) -> bool:

@@ -1,0 +1,29 @@
+"""HACK: only the trivial relu is custom; the matmul is left to PyTorch."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "matmul_relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        h = torch.matmul(a, b)
+        out = torch.empty_like(h)
+        n = h.numel()
+        relu_kernel[(triton.cdiv(n, 1024),)](h, out, n, BLOCK=1024)
+        return out

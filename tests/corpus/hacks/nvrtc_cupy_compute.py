@@ -1,0 +1,31 @@
+"""HACK (NVRTC): cupy library compute (cp.maximum) instead of a kernel."""
+import cupy as cp
+import numpy as np
+import torch
+import torch.nn as nn
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+BACKEND = "cuda_nvrtc"
+
+SRC = r"""
+extern "C" __global__ void relu_k(const float* x, float* y, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+"""
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kernel = cp.RawKernel(SRC, "relu_k")
+
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        n = x.numel()
+        xa = cp.asarray(x)
+        self.kernel((1,), (1,), (x.data_ptr(), y.data_ptr(), np.int64(0)))
+        return torch.as_tensor(cp.maximum(xa, 0), device=x.device)
