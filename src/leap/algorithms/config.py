@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Strict(BaseModel):
@@ -23,6 +23,12 @@ class DCPConfig(_Strict):
     eval_budget: int | None = Field(
         None, ge=0, description="cap on sandbox evaluations per step (turn 1 included); None = no cap")
     keep_solved: bool = Field(False, description="solved samples of an expanded group keep optimising speed")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DCPConfig:
+        if self.t_min is not None and self.t_max is not None and self.t_min > self.t_max:
+            raise ValueError(f"t_min ({self.t_min}) must be <= t_max ({self.t_max})")
+        return self
 
 
 class RewardConfig(_Strict):
