@@ -35,6 +35,8 @@ _sha = hashlib.sha256
 _full = torch.full
 _sync = torch.cuda.synchronize
 _equal = torch.equal
+_empty_cache = torch.cuda.empty_cache
+_mem_get_info = torch.cuda.mem_get_info
 _Tensor = torch.Tensor
 _uint8 = torch.uint8
 POISONS = (float("nan"), -7.0)  # GPU: values filled into a freed caching-allocator block
@@ -92,14 +94,15 @@ def _setup_env(job: dict, private_dir: str) -> None:
     os.environ["TRITON_CACHE_DIR"] = os.path.join(private_dir, "triton")
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")
     os.environ["TMPDIR"] = os.path.join(private_dir, "tmp")
+    os.environ["CUPY_CACHE_DIR"] = os.path.join(private_dir, "cupy")
     if job.get("device") == "cpu" or job.get("type") == "compile":
         os.environ["TRITON_INTERPRET"] = "1"
         os.environ["CUDA_VISIBLE_DEVICES"] = "" if job.get("type") == "compile" else \
             os.environ.get("CUDA_VISIBLE_DEVICES", "")
     else:
         os.environ.pop("TRITON_INTERPRET", None)
-        if job.get("gpu") is not None:
-            os.environ["CUDA_VISIBLE_DEVICES"] = str(job["gpu"])
+        if job.get("gpu_visible") is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(job["gpu_visible"])
     if job.get("arch_list"):
         os.environ["TORCH_CUDA_ARCH_LIST"] = job["arch_list"]
 
@@ -293,8 +296,11 @@ def _poison(device: str, nbytes: int, value: float, run: int = 0) -> None:
         _mallopt(M_MMAP_THRESHOLD, 32 << 20)
         _mallopt(M_PERTURB, CPU_POISON_BYTES[run % 2] ^ 0xFF)
         return
+    _empty_cache()  # free cached blocks (earlier runs' data) so new allocations come from the poison
+    free, _ = _mem_get_info()
+    nbytes = min(nbytes, free // 2)
     block = _full((nbytes // 4,), value, dtype=torch.float32, device=device)
-    del block
+    del block  # stays cached; the caching allocator splits it for the candidate's allocations
 
 
 def _mallopt(param: int, value: int) -> None:

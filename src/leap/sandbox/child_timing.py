@@ -29,7 +29,7 @@ _median = statistics.median
 
 def _l2_bytes() -> int:
     try:
-        return int(torch.cuda.get_device_properties(0).L2_cache_size)
+        return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size)
     except Exception:  # noqa: BLE001 - older torch: assume a large L2
         return 64 << 20
 

@@ -43,7 +43,8 @@ class SandboxConfig(BaseModel):
     # correctness
     trials: int = Field(5, ge=5, description="correctness trials on fresh inputs")
     poison_rechecks: int = Field(1, ge=0, description="trials re-run under a second poison (bit-identical)")
-    poison_bytes: int = Field(256 << 20, ge=0, description="GPU block filled with poison before each run")
+    poison_bytes: int = Field(2 << 30, ge=0, description="GPU block filled with poison before each run "
+                              "(capped at half the free GPU memory)")
     child_checks: bool = Field(True, description="input-unchanged and poison bit-identity checked in the child "
                                "(with functions bound before candidate code; no tensor round-trip) instead of by the judge")
     tolerances: Tolerance = Field(default_factory=Tolerance)
@@ -53,6 +54,7 @@ class SandboxConfig(BaseModel):
     warmup: int = Field(5, ge=0)
     flush_l2: bool = True
     host_clock_tolerance: float = Field(0.10, gt=0, description="events vs host-clock median agreement")
+    host_clock_slack_us: float = Field(100.0, ge=0, description="launch/sync overhead allowed on the host clock")
     # execution
     workers: int = Field(0, ge=0, description="concurrent candidate children (0 = auto)")
     prewarm: int = Field(-1, ge=-1, description="idle pre-forked children kept ready (-1 = workers)")
@@ -61,7 +63,9 @@ class SandboxConfig(BaseModel):
     scratch_dir: Path = Field(default_factory=default_scratch_dir)
     isolation: bool = True
     static_gate: bool = True
-    memory_limit_gb: float = Field(32.0, gt=0, description="address-space rlimit hint for isolation")
+    memory_limit_gb: float = Field(32.0, gt=0, description="host memory rlimit of a CPU child (RLIMIT_AS)")
+    gpu_host_memory_limit_gb: float | None = Field(
+        None, description="host memory rlimit (RLIMIT_DATA) of a GPU child; None = off until confirmed with CUDA")
     keep_scratch: bool = Field(False, description="keep private dirs after a verdict (debugging)")
     gpus: list[int] | None = Field(None, description="GPU indices to use (None = all visible)")
 

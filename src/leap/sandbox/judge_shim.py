@@ -84,7 +84,7 @@ def load_task_module(source: str, name: str) -> types.ModuleType:
 
 def build_reference(module: types.ModuleType, init_inputs: list, seed: int, device: str):
     torch.manual_seed(seed)
-    return module.Model(*init_inputs).to(device).eval()
+    return module.Model(*init_inputs).to(device)  # train mode, like the candidate (KernelBench)
 
 
 # -- trial inputs ---------------------------------------------------------------------------------

@@ -147,7 +147,7 @@ class Scheduler:
         cfg = self.config
         job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
                "ext_cache": self.ext_cache, "arch_list": _arch_list(), "isolation": cfg.isolation,
-               "limits": _limits(cfg)}
+               "limits": _limits(cfg, "cpu")}
         t0 = time.monotonic()
         with self._compile_slots:
             stages["compile_wait"] = time.monotonic() - t0
@@ -184,11 +184,11 @@ class Scheduler:
             stages["ref_timing"] = time.monotonic() - t1
             timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
                       "kernel_fraction": cfg.kernel_fraction > 0}
-        job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu": gpu,
+        job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
                "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks, "timing": timing, "ext_cache": self.ext_cache,
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
-               "limits": _limits(cfg)}
+               "limits": _limits(cfg, dev)}
         held: list[threading.Lock] = []
 
         def on_message(msg: dict) -> dict | None:
@@ -268,5 +268,14 @@ def _arch_list() -> str:
     return "9.0"
 
 
-def _limits(cfg: SandboxConfig) -> dict:
-    return {"memory_bytes": int(cfg.memory_limit_gb * (1 << 30))}
+def _limits(cfg: SandboxConfig, device: str) -> dict:
+    gb = cfg.memory_limit_gb if device == "cpu" else cfg.gpu_host_memory_limit_gb
+    return {"memory_bytes": int(gb * (1 << 30)) if gb else None}
+
+
+def _physical(gpu: int | None) -> str | None:
+    """The CUDA_VISIBLE_DEVICES entry for the parent's GPU index (the child then sees it as cuda:0)."""
+    if gpu is None:
+        return None
+    visible = [v.strip() for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
+    return visible[gpu] if gpu < len(visible) else str(gpu)

@@ -29,6 +29,7 @@ class Prepared:
     trials: list
     refs: list
     skipped: int
+    device: str = "cpu"
 
 
 def resolve_device(device: str) -> str:
@@ -58,7 +59,8 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> 
             attempts += 1
             with torch.no_grad():
                 args = [x.to(dev) if isinstance(x, torch.Tensor) else x for x in trial.inputs]
-                ref = _cpu(model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
+                ref = model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+                ref = _detach(ref) if dev != "cpu" else _cpu(ref)  # GPU: compare there, it is faster
             if J.is_degenerate(ref):
                 skipped += 1
                 continue
@@ -66,7 +68,15 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> 
             refs.append(ref)
             if len(trials) >= config.trials:
                 break
-    return Prepared(init_inputs, trials, refs, skipped)
+    return Prepared(init_inputs, trials, refs, skipped, dev)
+
+
+def _detach(obj):
+    if isinstance(obj, torch.Tensor):
+        return obj.detach()
+    if isinstance(obj, list | tuple):
+        return type(obj)(_detach(o) for o in obj)
+    return obj
 
 
 def _cpu(obj):
@@ -91,12 +101,12 @@ def write_inputs(prep: Prepared, private_dir: str) -> dict:
     return {"init_file": init_file, "trials": trials}
 
 
-def load_output(path: str, private_dir: str):
+def load_output(path: str, private_dir: str, device: str = "cpu"):
     """Load a file the child wrote: only plain tensors/containers (weights_only), only from its dir."""
     real = os.path.realpath(path)
     if not real.startswith(os.path.realpath(private_dir) + os.sep):
         raise ValueError("output path outside the candidate's private directory")
-    return torch.load(real, weights_only=True, map_location="cpu")
+    return torch.load(real, weights_only=True, map_location=device)
 
 
 def verdict_from_failure(result: dict, base: dict) -> Verdict:
@@ -143,9 +153,9 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
                        feedback="The solution did not produce outputs for every trial."), None
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         try:
-            out = load_output(rec["out"], private_dir)
+            out = load_output(rec["out"], private_dir, prep.device)
             after = load_output(rec["inputs_after"], private_dir) if rec.get("inputs_after") else None
-            out_b = load_output(rec["out_b"], private_dir) if rec.get("out_b") else None
+            out_b = load_output(rec["out_b"], private_dir, prep.device) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
                            feedback="forward must return a tensor or a tuple/list of tensors.",
@@ -189,7 +199,7 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     extra = dict(trials=n_trials, max_abs_error=cmp.max_abs_error if cmp else None,
                  max_rel_error=cmp.max_rel_error if cmp else None)
     host = timing.get("host_us")
-    if host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) and host - rt > 20:
+    if host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) + config.host_clock_slack_us:
         return Verdict(status="rejected", compiled=True, runtime_us=rt, **base, **extra,
                        feedback="Timing is inconsistent: work appears to run outside the measured stream.",
                        detail=f"events {rt:.1f} us vs host {host:.1f} us")

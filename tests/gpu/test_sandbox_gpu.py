@@ -1,0 +1,94 @@
+"""The sandbox on a CUDA GPU: all three backends verify and are timed; faults become verdicts and the
+next candidate on the same GPU still verifies. Run: pytest -q -m gpu tests/gpu/test_sandbox_gpu.py -s"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from sandbox_cases import kernels as K  # noqa: E402
+
+from leap.sandbox import Sandbox, SandboxConfig  # noqa: E402
+from leap.tasks.suite import get_builtin  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def sb(tmp_path_factory):
+    cfg = SandboxConfig(workers=4, run_timeout_s=60, cache_dir=tmp_path_factory.mktemp("leap_cache"))
+    with Sandbox(cfg, device="cuda") as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return get_builtin("relu_fp32")
+
+
+def _show(name, v):
+    print(f"\n{name}: {v.status} speedup_eager={v.speedup_eager} speedup_compile={v.speedup_compile} "
+          f"runtime_us={v.runtime_us} ref_us={v.ref_runtime_us} stages={v.stage_seconds}\n  {v.feedback[:300]}"
+          f"\n  {v.detail[:500]}")
+
+
+@pytest.mark.parametrize("name,backend", [("RELU", "triton"), ("NVRTC_RELU", "cuda_nvrtc"),
+                                          ("INLINE_RELU", "cuda_inline")])
+def test_backends_verify_correct_kernels_with_speedups(sb, relu, name, backend):
+    v = sb.verify(relu, getattr(K, name), backend=backend)
+    _show(name, v)
+    assert v.status == "ok" and v.correct and v.backend == backend and v.device == "cuda"
+    assert v.runtime_us and v.runtime_us > 0 and v.ref_runtime_us and v.ref_runtime_us > 0
+    assert v.speedup_eager is not None and 0.3 < v.speedup_eager < 5
+
+
+@pytest.mark.parametrize("name", ["RELU_MASK_OFF_BY_ONE", "RELU_UNWRITTEN_TAIL", "RELU_READS_UNINIT"])
+def test_wrong_kernels_fail_on_gpu(sb, relu, name):
+    v = sb.verify(relu, getattr(K, name))
+    _show(name, v)
+    assert v.status == "incorrect"
+
+
+def test_illegal_memory_access_then_next_candidate_on_that_gpu(sb, relu):
+    v = sb.verify(relu, K.NVRTC_ILLEGAL_ADDRESS)
+    _show("illegal", v)
+    assert v.status == "runtime_error"
+    for src in (K.NVRTC_RELU, K.RELU):
+        ok = sb.verify(relu, src)
+        assert ok.status == "ok", ok.feedback
+
+
+def test_kernel_infinite_loop_times_out_then_next_verifies(relu, tmp_path):
+    cfg = SandboxConfig(workers=1, run_timeout_s=15, cache_dir=tmp_path)
+    with Sandbox(cfg, device="cuda") as box:
+        v = box.verify(relu, K.NVRTC_INFINITE_LOOP)
+        _show("loop", v)
+        assert v.status == "timeout"
+        assert box.verify(relu, K.NVRTC_RELU).status == "ok"
+
+
+def test_cuda_inline_build_is_cached(sb, relu):
+    first = sb.verify(relu, K.INLINE_RELU)
+    again = sb.verify(relu, K.INLINE_RELU)
+    _show("inline again", again)
+    assert first.status == again.status == "ok"
+    assert again.stage_seconds["compile"] < 30
+
+
+def test_nvrtc_end_to_end_median_under_1_5_s(sb, relu):
+    totals = [sb.verify(relu, K.NVRTC_RELU).stage_seconds["total"] for _ in range(5)]
+    print(f"\nnvrtc end-to-end seconds: {totals}")
+    assert statistics.median(totals) <= 1.5
+
+
+def test_host_memory_rlimit_with_cuda(relu, tmp_path):
+    """Informative: does CUDA work in a child under RLIMIT_DATA (isolation's GPU memory limit)?"""
+    cfg = SandboxConfig(workers=1, gpu_host_memory_limit_gb=16, cache_dir=tmp_path)
+    with Sandbox(cfg, device="cuda") as box:
+        v = box.verify(relu, K.NVRTC_RELU)
+        _show("rlimit_data", v)
+        assert v.status == "ok", v.feedback + v.detail
