@@ -1,0 +1,265 @@
+"""Run-time detectors for the candidate's child process (called by the child harness, `child.py`).
+
+Import this module in the harness BEFORE candidate code is imported: it captures, at import, the
+identities of the timers, comparison/IO functions, torch entry points and global flags, so a later
+monkey-patch shows up in `integrity_problems()`. Everything the detectors themselves call is bound
+here at import too.
+
+* `guarded_call(model, inputs, device)` runs one forward and checks: the output's exact type and
+  storage (a plain dense tensor, not a subclass, not an alias of an input or of another output, no
+  stride-0 expand or overlapping strides), the output fingerprint right after return vs after a full
+  device synchronize (work still running on a side stream after return), no new Python threads alive
+  and no child processes left after the call.
+* `InputRotation` feeds each trial's values through the SAME input buffers, so results cached by data
+  pointer, ``id()`` or shape are stale on the next trial.
+* `spot_check_calls(n, k, seed)` picks which timed calls to re-check (rotating inputs during timing).
+
+Problems are specific strings for `Verdict.detail`; the policy only ever sees generic words
+(`GENERIC_FEEDBACK`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import os
+import random
+import sys
+import threading
+import time
+
+import torch
+
+GENERIC_FEEDBACK = ("The solution was rejected by the sandbox's run-time checks: forward must return fresh, "
+                    "dense tensors computed synchronously by its own kernels on the current stream, and "
+                    "must not change library or harness state.")
+
+_Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
+_sha = hashlib.sha256
+_enumerate_threads = threading.enumerate
+_listdir = os.listdir
+_getpid = os.getpid
+_isinstance = builtins.isinstance
+_type = builtins.type
+_id = builtins.id
+_cuda_sync = torch.cuda.synchronize
+_uint8 = torch.uint8
+
+_FLAG_GETTERS = {
+    "torch.backends.cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
+    "torch.backends.cudnn.allow_tf32": lambda: torch.backends.cudnn.allow_tf32,
+    "torch.backends.cudnn.benchmark": lambda: torch.backends.cudnn.benchmark,
+    "torch.backends.cudnn.deterministic": lambda: torch.backends.cudnn.deterministic,
+    "torch.get_float32_matmul_precision": torch.get_float32_matmul_precision,
+    "torch.are_deterministic_algorithms_enabled": torch.are_deterministic_algorithms_enabled,
+    "torch.get_num_threads": torch.get_num_threads,
+    "torch.get_default_dtype": torch.get_default_dtype,
+}
+
+
+def _callables(namespace, prefix: str) -> dict[str, int]:
+    out = {}
+    for name in dir(namespace):
+        if name.startswith("__") and name not in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                                                  "__add__", "__mul__", "__sub__", "__truediv__", "__matmul__",
+                                                  "__getitem__", "__setitem__", "__bool__", "__float__"):
+            continue
+        try:
+            obj = getattr(namespace, name)
+        except Exception:  # noqa: BLE001 - some lazy attributes raise on access
+            continue
+        if callable(obj):
+            out[f"{prefix}.{name}"] = _id(getattr(obj, "__func__", obj))  # bound classmethods are fresh
+    return out
+
+
+def _capture() -> dict[str, object]:
+    snap: dict[str, object] = {}
+    snap.update(_callables(time, "time"))
+    snap.update(_callables(torch, "torch"))
+    snap.update(_callables(torch.Tensor, "torch.Tensor"))
+    snap.update(_callables(torch.nn.functional, "torch.nn.functional"))
+    snap.update(_callables(torch.cuda, "torch.cuda"))
+    snap.update(_callables(torch.cuda.Event, "torch.cuda.Event"))
+    snap.update(_callables(torch.testing, "torch.testing"))
+    snap.update(_callables(json, "json"))
+    snap.update(_callables(builtins, "builtins"))
+    snap.update(_callables(os, "os"))
+    for name, get in _FLAG_GETTERS.items():
+        try:
+            snap[f"flag:{name}"] = get()
+        except Exception:  # noqa: BLE001 - a flag this build lacks
+            pass
+    return snap
+
+
+_BASELINE = _capture()
+_BASELINE = {k: v for k, v in _capture().items() if _BASELINE.get(k) == v}  # drop unstable entries
+_HARNESS: dict[str, int] = {}
+
+
+def register_harness(*modules) -> None:
+    """Remember the harness modules' own functions (call at harness import, before the candidate)."""
+    for m in modules:
+        _HARNESS.update(_callables(m, getattr(m, "__name__", "harness")))
+
+
+def integrity_problems() -> list[str]:
+    """Names of captured functions, methods or global flags that changed since harness import."""
+    now = _capture()
+    changed = [k for k, v in _BASELINE.items() if k in now and now[k] != v]
+    missing = [k for k in _BASELINE if k not in now and not k.startswith("flag:")]
+    harness_now: dict[str, int] = {}
+    for mod_name in {k.rsplit(".", 1)[0] for k in _HARNESS}:
+        mod = sys.modules.get(mod_name)
+        if mod is not None:
+            harness_now.update(_callables(mod, mod_name))
+    changed += [k for k, v in _HARNESS.items() if harness_now.get(k, v) != v]
+    out = [f"monkey-patched: {k}" for k in sorted(changed)[:20]]
+    out += [f"deleted: {k}" for k in sorted(missing)[:5]]
+    return out
+
+
+# --- threads and processes ----------------------------------------------------------------------
+def python_threads() -> set[int]:
+    return {t.ident for t in _enumerate_threads() if t.is_alive() and t.ident is not None}
+
+
+def child_processes() -> list[int]:
+    """Live child processes of this process (all its threads), from /proc."""
+    pids: list[int] = []
+    base = "/proc/self/task"
+    try:
+        tids = _listdir(base)
+    except OSError:
+        return pids
+    for tid in tids:
+        try:
+            with open(f"{base}/{tid}/children") as f:
+                pids += [int(p) for p in f.read().split()]
+        except OSError:
+            continue
+    return pids
+
+
+# --- outputs ---------------------------------------------------------------------------------------
+def _tensors(obj, path: str = "output") -> list[tuple[str, object]]:
+    if _isinstance(obj, list | tuple):
+        out = []
+        for i, o in enumerate(obj):
+            out += _tensors(o, f"{path}[{i}]")
+        return out
+    return [(path, obj)]
+
+
+def _overlapping(t: torch.Tensor) -> bool:
+    dims = sorted((st, sz) for st, sz in zip(t.stride(), t.shape, strict=True) if sz > 1)
+    span = 1
+    for st, sz in dims:
+        if st < span:
+            return True
+        span = st * sz
+    return False
+
+
+def _byte_range(t: torch.Tensor) -> tuple[int, int, str]:
+    st = t.untyped_storage()
+    return st.data_ptr(), st.data_ptr() + st.nbytes(), str(t.device)
+
+
+def check_output(out, inputs) -> list[str]:
+    """Exact type and storage checks on what forward returned (not values: the judge compares those)."""
+    problems: list[str] = []
+    seen: list[tuple[str, tuple[int, int, str]]] = []
+    in_ranges = [_byte_range(x) for x in inputs if _type(x) is _Tensor or _isinstance(x, _Tensor)]
+    for path, t in _tensors(out):
+        if not _isinstance(t, _Tensor):
+            continue  # a non-tensor output is a type mismatch the comparator reports
+        if _type(t) not in (_Tensor, _Parameter):
+            problems.append(f"{path}: tensor subclass {_type(t).__name__}")
+            continue
+        if t.layout != torch.strided or t.device.type == "meta":
+            problems.append(f"{path}: layout {t.layout} on {t.device}")
+            continue
+        if t.numel() > 1 and any(st == 0 and sz > 1 for st, sz in zip(t.stride(), t.shape, strict=True)):
+            problems.append(f"{path}: stride-0 (expanded) output, shape {tuple(t.shape)} stride {t.stride()}")
+        elif t.numel() > 1 and _overlapping(t):
+            problems.append(f"{path}: overlapping strides {t.stride()} for shape {tuple(t.shape)}")
+        if t.numel() == 0:
+            continue
+        lo, hi, dev = _byte_range(t)
+        for ilo, ihi, idev in in_ranges:
+            if dev == idev and lo < ihi and ilo < hi:
+                problems.append(f"{path}: shares memory with an input")
+                break
+        for other, (olo, ohi, odev) in seen:
+            if dev == odev and lo < ohi and olo < hi:
+                problems.append(f"{path}: shares memory with {other}")
+        seen.append((path, (lo, hi, dev)))
+    return problems
+
+
+def fingerprint(out) -> str:
+    """SHA-256 of every output tensor's bytes (copies to the host on the current stream)."""
+    h = _sha()
+    for path, t in _tensors(out):
+        h.update(path.encode())
+        if _isinstance(t, _Tensor):
+            data = t.detach().contiguous().view(-1).view(_uint8).cpu() if t.numel() else t.detach().cpu()
+            h.update(bytes(data.numpy().tobytes()) if data.numel() else b"")
+        else:
+            h.update(repr(_type(t)).encode())
+    return h.hexdigest()
+
+
+def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
+    """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``."""
+    threads = python_threads()
+    out = model(*inputs)
+    early = fingerprint(out) if fingerprints and device == "cuda" else None
+    if device == "cuda":
+        _cuda_sync()
+    problems = check_output(out, inputs)
+    if early is not None and fingerprint(out) != early:
+        problems.append("output changed after forward returned (work left running on another stream)")
+    new = python_threads() - threads
+    if new:
+        problems.append(f"{len(new)} new Python thread(s) still running after forward")
+    kids = child_processes()
+    if kids:
+        problems.append(f"child process(es) alive after forward: {kids[:5]}")
+    return out, problems
+
+
+# --- rotation and spot checks ----------------------------------------------------------------------
+class InputRotation:
+    """Feed every trial through the same input buffers (same data pointers, fresh values)."""
+
+    def __init__(self) -> None:
+        self.buffers: list | None = None
+
+    def bind(self, inputs: list) -> list:
+        if self.buffers is None or len(self.buffers) != len(inputs) or not all(
+                self._fits(b, x) for b, x in zip(self.buffers, inputs, strict=True)):
+            self.buffers = list(inputs)
+            return self.buffers
+        for b, x in zip(self.buffers, inputs, strict=True):
+            if _isinstance(b, _Tensor):
+                with torch.no_grad():
+                    b.copy_(x)
+        return self.buffers
+
+    @staticmethod
+    def _fits(b, x) -> bool:
+        if _isinstance(b, _Tensor) and _isinstance(x, _Tensor):
+            return (b.shape == x.shape and b.dtype == x.dtype and b.device == x.device
+                    and b.stride() == x.stride())
+        return not _isinstance(b, _Tensor) and not _isinstance(x, _Tensor) and b == x
+
+
+def spot_check_calls(n_calls: int, k: int, seed: int) -> list[int]:
+    """Which of ``n_calls`` timed calls to re-check against the reference (sorted, secret seed)."""
+    rng = random.Random(seed)
+    return sorted(rng.sample(range(n_calls), min(k, n_calls)))

@@ -1,0 +1,139 @@
+"""Run-time detectors: output type/storage, threads/processes, monkey-patches, input rotation."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+import torch
+
+from leap.sandbox import detectors as D
+
+
+class Relu(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def problems_of(fn, *inputs) -> list[str]:
+    _, probs = D.guarded_call(Fn(fn), list(inputs))
+    return probs
+
+
+def test_clean_outputs_pass():
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    assert problems_of(lambda a: torch.relu(a), x) == []
+    assert problems_of(lambda a, b: (a + b, (a * b).view(8, 4)), x, y) == []
+    assert problems_of(lambda a: torch.empty(0), x) == []
+    assert problems_of(lambda a: a.sum(), x) == []  # 0-d output
+    assert problems_of(lambda a: torch.randn(8, 4).t(), x) == []  # a transposed view is dense
+
+
+@pytest.mark.parametrize("fn,needle", [
+    (lambda a: a.mean(1, keepdim=True).expand(4, 8), "stride-0"),
+    (lambda a: torch.empty(16).as_strided((4, 8), (2, 1)), "overlapping"),
+    (lambda a: a, "shares memory with an input"),
+    (lambda a: a[1:].view(-1), "shares memory with an input"),
+    (lambda a: (lambda t: (t, t[:2]))(torch.relu(a)), "shares memory with output[0]"),
+])
+def test_bad_outputs_flagged(fn, needle):
+    probs = problems_of(fn, torch.randn(4, 8))
+    assert any(needle in p for p in probs), probs
+
+
+def test_tensor_subclass_flagged():
+    class Sub(torch.Tensor):
+        pass
+
+    probs = problems_of(lambda a: torch.relu(a).as_subclass(Sub), torch.randn(4, 8))
+    assert any("subclass Sub" in p for p in probs)
+
+
+def test_background_thread_and_child_process_flagged():
+    stop = threading.Event()
+
+    def spawn_thread(a):
+        threading.Thread(target=stop.wait, daemon=True).start()
+        return torch.relu(a)
+
+    try:
+        assert any("thread" in p for p in problems_of(spawn_thread, torch.randn(3)))
+    finally:
+        stop.set()
+    pids = []
+
+    def spawn_proc(a):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(2)
+            os._exit(0)
+        pids.append(pid)
+        return torch.relu(a)
+
+    try:
+        assert any("child process" in p for p in problems_of(spawn_proc, torch.randn(3)))
+    finally:
+        for pid in pids:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+
+
+def test_monkey_patches_detected_and_harness_registered(monkeypatch):
+    assert D.integrity_problems() == []
+    monkeypatch.setattr(time, "perf_counter", lambda: 0.0)
+    monkeypatch.setattr(torch, "allclose", lambda *a, **k: True)
+    monkeypatch.setattr(torch.backends.cudnn, "benchmark", not torch.backends.cudnn.benchmark)
+    probs = D.integrity_problems()
+    assert "monkey-patched: time.perf_counter" in probs and "monkey-patched: torch.allclose" in probs
+    assert any("cudnn.benchmark" in p for p in probs)
+    monkeypatch.undo()
+    assert D.integrity_problems() == []
+
+    import types
+    harness = types.ModuleType("leap_test_fake_harness")
+    harness.compare = lambda a, b: a == b
+    import sys
+    sys.modules[harness.__name__] = harness
+    try:
+        D.register_harness(harness)
+        harness.compare = lambda a, b: True
+        assert "monkey-patched: leap_test_fake_harness.compare" in D.integrity_problems()
+    finally:
+        D._HARNESS.clear()
+        del sys.modules[harness.__name__]
+
+
+def test_fingerprint_and_rotation():
+    a = torch.arange(12.0).view(3, 4)
+    assert D.fingerprint(a) == D.fingerprint(a.clone()) != D.fingerprint(a + 1)
+    assert D.fingerprint((a, [a])) != D.fingerprint(a)
+    rot = D.InputRotation()
+    first = rot.bind([torch.randn(3, 4), 2])
+    ptr = first[0].data_ptr()
+    fresh = torch.randn(3, 4)
+    second = rot.bind([fresh, 2])
+    assert second[0].data_ptr() == ptr and torch.equal(second[0], fresh)
+    # a pointer-keyed cache is now stale: same pointer, new values
+    cache: dict[int, torch.Tensor] = {}
+
+    def cached(x):
+        return cache.setdefault(x.data_ptr(), torch.relu(x).clone())
+
+    out1 = cached(rot.bind([torch.randn(3, 4), 2])[0])
+    inputs = rot.bind([torch.randn(3, 4), 2])
+    assert torch.equal(cached(inputs[0]), out1) and not torch.equal(out1, torch.relu(inputs[0]))
+    third = rot.bind([torch.randn(5), 2])  # another shape: new buffers
+    assert third[0].shape == (5,)
+    assert D.spot_check_calls(30, 4, seed=1) == D.spot_check_calls(30, 4, seed=1)
+    assert len(set(D.spot_check_calls(30, 4, seed=1))) == 4
