@@ -1,5 +1,6 @@
 """LEAP's algorithms: pure functions over rollout records and tensors (DESIGN.md §5)."""
 
+from leap.algorithms.advantages import PackedBatch, TurnSample, build_batch, turn_samples
 from leap.algorithms.config import CreditConfig, DCPConfig, LossConfig, RewardConfig
 from leap.algorithms.credit import batch_credits, group_advantages, group_credits
 from leap.algorithms.dcp import DCPStats, dcp_decide, dcp_step_stats
@@ -7,7 +8,8 @@ from leap.algorithms.scalar import group_normalize, scalar_advantages, turn_scor
 from leap.algorithms.tournament import Outcome, compare, outcome, tournament_advantages
 
 __all__ = [
-    "CreditConfig", "DCPConfig", "DCPStats", "LossConfig", "Outcome", "RewardConfig",
+    "CreditConfig", "DCPConfig", "DCPStats", "LossConfig", "Outcome", "PackedBatch", "RewardConfig",
+    "TurnSample", "build_batch",
     "batch_credits", "compare", "dcp_decide", "dcp_step_stats", "group_advantages", "group_credits",
-    "group_normalize", "outcome", "scalar_advantages", "tournament_advantages", "turn_score",
+    "group_normalize", "outcome", "scalar_advantages", "tournament_advantages", "turn_samples", "turn_score",
 ]
