@@ -1,0 +1,90 @@
+"""A task's source as a live module on the judge side, and seeded construction of its `Model`.
+
+The judge execs the (trusted) task source into a fresh module object with a unique name, so two
+tasks, or two evaluations of one task, never share module state. `build_model` seeds torch before
+``Model(*init_inputs)``; the candidate's child does the same with the same seed before
+``ModelNew(*init_inputs)``, so both draw identical parameters when they create them in the same order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import types
+from typing import Any
+
+import torch
+
+_counter = itertools.count()
+
+
+class TaskModuleError(ValueError):
+    """A task source that cannot be used; the message is one line naming the task and the problem."""
+
+
+def module_name(name: str) -> str:
+    """A unique, importable-looking module name for one load of task ``name``."""
+    safe = re.sub(r"[^0-9A-Za-z_]", "_", name) or "task"
+    return f"leap_task_{safe}_{next(_counter)}"
+
+
+def load_task_module(task_source: str, name: str) -> types.ModuleType:
+    """Exec ``task_source`` into a new module object (never registered in ``sys.modules``)."""
+    mod = types.ModuleType(module_name(name))
+    mod.__file__ = f"<task {name}>"
+    try:
+        code = compile(task_source, mod.__file__, "exec")
+    except SyntaxError as exc:
+        raise TaskModuleError(f"task {name}: not valid Python (line {exc.lineno}: {exc.msg})") from None
+    try:
+        exec(code, mod.__dict__)  # noqa: S102 - task sources are trusted (built-in, generated, the user's)
+    except Exception as exc:  # noqa: BLE001 - reported in one line
+        raise TaskModuleError(f"task {name}: source fails to run ({type(exc).__name__}: {exc})") from None
+    for attr in ("Model", "get_inputs", "get_init_inputs"):
+        if not callable(getattr(mod, attr, None)):
+            raise TaskModuleError(f"task {name}: missing {attr} (a KernelBench task defines class Model, "
+                                  "get_inputs() and get_init_inputs())")
+    return mod
+
+
+def _call(module: types.ModuleType, fn_name: str) -> list[Any]:
+    try:
+        value = getattr(module, fn_name)()
+    except Exception as exc:  # noqa: BLE001
+        raise TaskModuleError(f"{module.__file__}: {fn_name}() failed ({type(exc).__name__}: {exc})") from None
+    if not isinstance(value, list | tuple):
+        raise TaskModuleError(f"{module.__file__}: {fn_name}() must return a list (got {type(value).__name__})")
+    return list(value)
+
+
+def init_inputs(module: types.ModuleType, seed: int) -> list[Any]:
+    """``get_init_inputs()`` under ``seed``."""
+    torch.manual_seed(seed)
+    return _call(module, "get_init_inputs")
+
+
+def get_inputs(module: types.ModuleType, small: bool) -> list[Any]:
+    """The task's inputs: ``get_small_inputs()`` when ``small`` and the task defines it, else ``get_inputs()``.
+    Draws from torch's global generator: seed it first (`leap.sandbox.inputs` does)."""
+    fn = "get_small_inputs" if small and callable(getattr(module, "get_small_inputs", None)) else "get_inputs"
+    return _call(module, fn)
+
+
+def build_model(module: types.ModuleType, init_inputs: list[Any], seed: int,
+                device: str | torch.device = "cpu") -> torch.nn.Module:
+    """``torch.manual_seed(seed)`` then ``Model(*init_inputs)``, moved to ``device`` (train mode, like the
+    candidate, as KernelBench does)."""
+    torch.manual_seed(seed)
+    try:
+        model = module.Model(*init_inputs)
+    except Exception as exc:  # noqa: BLE001
+        raise TaskModuleError(f"{module.__file__}: Model(*init_inputs) failed ({type(exc).__name__}: {exc})") \
+            from None
+    return model.to(device)
+
+
+def build_candidate(cls: type, init_inputs: list[Any], seed: int, device: str | torch.device = "cpu"):
+    """The candidate side of `build_model`: the same seed before ``ModelNew(*init_inputs)`` (errors propagate:
+    they are the candidate's)."""
+    torch.manual_seed(seed)
+    return cls(*init_inputs).to(device)
