@@ -1,0 +1,96 @@
+"""The hack/fault/legit corpus through the real sandbox (`leap.sandbox`): every case gets its EXPECTed
+verdict, the legit corpus passes, and the pool still verifies a correct kernel after the faults.
+
+CPU cases run through the Triton interpreter in one warm `Sandbox`; CUDA cases run under marker gpu.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from leap.sandbox.corpus import case_task, gate_only, load_corpus
+
+CASES = load_corpus()
+CPU_CASES = [c for c in CASES if c.device == "cpu"]
+CHILD_SRC = Path(__file__).resolve().parents[2] / "src/leap/sandbox/child.py"
+# Cases that need a run-time detector the child harness may not call yet (see /work/notes/hardening.md).
+NEEDS_CHILD_DETECTORS = {"hacks/stride0_expand"}
+
+
+def _detectors_wired() -> bool:
+    return CHILD_SRC.is_file() and "guarded_call" in CHILD_SRC.read_text()
+
+
+def _config(device: str):
+    from leap.sandbox import SandboxConfig
+
+    if device == "cpu":
+        return SandboxConfig(cpu_run_timeout_s=10, run_timeout_s=10, memory_limit_gb=3)
+    return SandboxConfig(run_timeout_s=60, compile_timeout_s=300)
+
+
+@pytest.fixture(scope="module")
+def cpu_sandbox():
+    from leap.sandbox import Sandbox
+
+    with Sandbox(_config("cpu"), device="cpu") as sb:
+        yield sb
+
+
+def _check(sb, case, device: str):
+    if case.id in NEEDS_CHILD_DETECTORS and not _detectors_wired():
+        pytest.xfail("needs leap.sandbox.detectors.guarded_call in the child harness")
+    v = sb.verify(case_task(case), case.source, backend=case.backend or "auto", device=device)
+    assert v.status in case.expect, f"{case.id}: expected {case.expect}, got {v.status}: {v.feedback[:300]}"
+    if "ok" not in case.expect:
+        assert not v.correct
+    return v
+
+
+@pytest.mark.parametrize("case", CPU_CASES, ids=[c.id for c in CPU_CASES])
+def test_cpu_case(cpu_sandbox, case):
+    _check(cpu_sandbox, case, "cpu")
+
+
+def test_pool_healthy_after_faults(cpu_sandbox):
+    """Runs after the parametrized cases (faults included) on the same pool."""
+    legit = next(c for c in CPU_CASES if c.id == "legit/relu_empty_written")
+    for fault in [c for c in CPU_CASES if c.id in ("faults/oob_read", "faults/host_memory_hog")]:
+        cpu_sandbox.verify(case_task(fault), fault.source, device="cpu")
+    assert _check(cpu_sandbox, legit, "cpu").status == "ok"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_gate_agrees_with_corpus(case):
+    """Legit code passes the static gate; cases expected to be rejected outright are rejected by it
+    (except those left to run-time detectors), and the gate never rejects a case expected to run."""
+    got = gate_only(case).got
+    if case.expect == ("ok",):
+        assert got == "passed_gate", f"false rejection of {case.id}: {gate_only(case).detail}"
+    elif case.expect == ("rejected",) and case.id not in NEEDS_CHILD_DETECTORS:
+        assert got == "rejected", case.id
+    elif "rejected" not in case.expect:
+        assert got == "passed_gate", f"{case.id} should reach the runtime: {gate_only(case).detail}"
+
+
+@pytest.fixture(scope="module")
+def gpu_sandbox():
+    from leap.sandbox import Sandbox
+
+    with Sandbox(_config("cuda"), device="cuda") as sb:
+        yield sb
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_gpu_case(gpu_sandbox, case):
+    _check(gpu_sandbox, case, "cuda")
+
+
+@pytest.mark.gpu
+def test_gpu_pool_healthy_after_faults(gpu_sandbox):
+    for name in ("legit/cuda_inline_relu", "legit/nvrtc_rawkernel_relu", "legit/relu_empty_written"):
+        case = next(c for c in CASES if c.id == name)
+        assert _check(gpu_sandbox, case, "cuda").status == "ok"
