@@ -1,0 +1,109 @@
+"""Metrics sinks: a JSONL file (always readable), TensorBoard and W&B when asked for, and a progress bar."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from leap.trainer.config import LoggingConfig
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else value
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+class MetricsLogger:
+    """Write one JSON line per step to ``<dir>/metrics.jsonl`` (+ TensorBoard / W&B scalars)."""
+
+    def __init__(self, cfg: LoggingConfig, *, run_name: str = "leap", config: dict | None = None,
+                 enabled: bool = True, append: bool = False):
+        self.cfg, self.enabled = cfg, enabled
+        self.dir = Path(cfg.dir)
+        self._jsonl = self._tb = self._wandb = None
+        if not enabled:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if cfg.jsonl:
+            self._jsonl = open(self.dir / "metrics.jsonl", "a" if append else "w")
+        if cfg.tensorboard:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+
+                self._tb = SummaryWriter(str(self.dir / "tb"))
+            except ImportError:
+                print("warning: logging.tensorboard is on but tensorboard is not installed; skipping it")
+        if cfg.wandb:
+            try:
+                import wandb
+
+                self._wandb = wandb.init(project=cfg.wandb_project, name=run_name, config=config or {},
+                                         dir=str(self.dir), resume="allow")
+            except ImportError:
+                print("warning: logging.wandb is on but wandb is not installed; skipping it")
+
+    def log(self, step: int, metrics: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        row = {"step": step, "time": round(time.time(), 3), **{k: _clean(v) for k, v in metrics.items()}}
+        if self._jsonl is not None:
+            self._jsonl.write(json.dumps(row) + "\n")
+            self._jsonl.flush()
+        scalars = {k: v for k, v in row.items() if isinstance(v, int | float) and k not in ("step", "time")}
+        if self._tb is not None:
+            for k, v in scalars.items():
+                self._tb.add_scalar(k, v, step)
+            self._tb.flush()
+        if self._wandb is not None:
+            self._wandb.log(scalars, step=step)
+
+    def close(self) -> None:
+        if self._jsonl is not None:
+            self._jsonl.close()
+            self._jsonl = None
+        if self._tb is not None:
+            self._tb.close()
+            self._tb = None
+        if self._wandb is not None:
+            self._wandb.finish()
+            self._wandb = None
+
+
+def read_metrics(path: str | Path) -> list[dict]:
+    """All rows of a ``metrics.jsonl`` file."""
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+class Progress:
+    """A rich progress bar showing the step and a few headline metrics (silent when disabled)."""
+
+    KEYS = ("reward/mean", "acc/turn1", "loss", "time/step")
+
+    def __init__(self, total: int, start: int = 0, enabled: bool = True, label: str = "train"):
+        self._bar = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
+
+            self._bar = RichProgress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
+            self._task = self._bar.add_task(label, total=total, completed=start, info="")
+            self._bar.start()
+
+    def update(self, metrics: dict[str, Any]) -> None:
+        if self._bar is None:
+            return
+        info = "  ".join(f"{k.split('/')[-1] if k != 'reward/mean' else 'reward'}={metrics[k]:.3g}"
+                         for k in self.KEYS if isinstance(metrics.get(k), int | float))
+        self._bar.update(self._task, advance=1, info=info)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -1,0 +1,118 @@
+"""Cold-start SFT (completion-only loss, accumulation-invariant, learns) and atomic checkpoints."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from trainer_tiny import write_tiny_checkpoint  # noqa: E402
+
+from leap.trainer.checkpoint import load_checkpoint, resolve_checkpoint, save_checkpoint  # noqa: E402
+from leap.trainer.config import ConfigError, ModelConfig, load_config  # noqa: E402
+from leap.trainer.model import load_policy  # noqa: E402
+from leap.trainer.sft import answer_nll, encode_example, load_sft_jsonl, run_sft, sft_step  # noqa: E402
+from leap.trainer.tokens import pad_right, token_logprobs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    return str(write_tiny_checkpoint(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+def _policy(path, **kw):
+    return load_policy(ModelConfig(path=path, lora={"rank": 4, "alpha": 8, "targets": "all-linear"}, **kw),
+                       torch.device("cpu"))
+
+
+def _write_data(path: Path) -> Path:
+    rows = [{"prompt": "add", "answer": "x + y"},
+            {"prompt": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "mul"}],
+             "answer": "x * y"},
+            {"prompt": "neg", "answer": "-x"},
+            {"prompt": "sub", "answer": "x - y"}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_answer_nll_counts_only_answer_tokens(tiny_path):
+    pol = _policy(tiny_path)
+    ex = encode_example(pol.tokenizer, "a long prompt text", "short")
+    nll, n = answer_nll(pol.model, [ex], pol.tokenizer.pad_token_id, "cpu")
+    assert n == len(ex.answer_ids)
+    ids, attn = pad_right([ex.prompt_ids + ex.answer_ids], 0)
+    full, _ = token_logprobs(pol.model, ids, attn)
+    assert torch.allclose(nll, -full[0, len(ex.prompt_ids):].sum(), atol=1e-4)
+
+
+def test_sft_accumulation_invariance(tiny_path, tmp_path):
+    pol = _policy(tiny_path)
+    examples, _ = load_sft_jsonl(_write_data(tmp_path / "d.jsonl"), pol.tokenizer, 512)
+    params = pol.trainable_parameters()
+    grads = []
+    for micro in (1, 4):
+        pol.model.zero_grad(set_to_none=True)
+        loss, _ = sft_step(pol, examples, micro, "cpu")
+        grads.append((loss, torch.cat([p.grad.flatten() for p in params if p.grad is not None])))
+    assert grads[0][0] == pytest.approx(grads[1][0], rel=1e-5)
+    assert torch.allclose(grads[0][1], grads[1][1], rtol=1e-4, atol=1e-6)
+
+
+def test_sft_learns_and_checkpoints(tiny_path, tmp_path):
+    data = _write_data(tmp_path / "d.jsonl")
+    cfg = load_config(None, [f"model.path={tiny_path}", "model.lora.rank=8", "model.lora.targets=all-linear",
+                             f"sft.data={data}", "sft.epochs=15", "optim.lr=1e-2", "optim.micro_batch_size=2",
+                             "optim.grad_accumulation=2", f"checkpoint.dir={tmp_path}/ck", "checkpoint.every=10",
+                             f"logging.dir={tmp_path}/log", "logging.progress=false", "device=cpu"])
+    summary = run_sft(cfg)
+    rows = [json.loads(x) for x in (tmp_path / "log" / "metrics.jsonl").read_text().splitlines()]
+    assert summary["step"] == 15 and len(rows) == 15
+    assert all(torch.isfinite(torch.tensor(r["loss"])) for r in rows)
+    assert rows[-1]["loss"] < 0.7 * rows[0]["loss"]
+    assert resolve_checkpoint(tmp_path / "ck").name == "step-15"
+    assert (tmp_path / "ck" / "step-15" / "adapter" / "adapter_config.json").is_file()
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("{not json", "d.jsonl:2: not valid JSON"),
+    ('{"prompt": "x"}', "d.jsonl:2: expected an object with \"prompt\" and a string \"answer\""),
+    ('{"prompt": [{"role": "user"}], "answer": "y"}', "d.jsonl:2: prompt: expected text or a list"),
+])
+def test_bad_sft_lines(tiny_path, tmp_path, line, expected):
+    pol = _policy(tiny_path)
+    f = tmp_path / "d.jsonl"
+    f.write_text('{"prompt": "a", "answer": "b"}\n' + line + "\n")
+    with pytest.raises(ConfigError) as info:
+        load_sft_jsonl(f, pol.tokenizer, 512)
+    assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_checkpoint_roundtrip_is_atomic_and_exact(tiny_path, tmp_path):
+    pol = _policy(tiny_path)
+    opt = torch.optim.AdamW(pol.trainable_parameters(), lr=1e-2)
+    for p in pol.trainable_parameters():
+        p.grad = torch.randn_like(p)
+    opt.step()
+    before = pol.trainable_state()
+    path = save_checkpoint(tmp_path / "ck", 3, policy=pol, optimizer=opt, state={"data_pos": 7},
+                           config_yaml="x: 1\n", keep_last=1)
+    assert path.name == "step-3" and not list((tmp_path / "ck").glob(".tmp-*"))
+    save_checkpoint(tmp_path / "ck", 5, policy=pol, optimizer=opt, keep_last=1)
+    assert [p.name for p in (tmp_path / "ck").glob("step-*")] == ["step-5"]  # pruned
+    torch.manual_seed(123)
+    save_checkpoint(tmp_path / "ck2", 3, policy=pol, optimizer=opt, state={"data_pos": 7})
+    expected_draw = torch.rand(3)
+    with torch.no_grad():
+        for p in pol.trainable_parameters():
+            p.add_(1.0)
+    opt2 = torch.optim.AdamW(pol.trainable_parameters(), lr=1e-2)
+    state = load_checkpoint(tmp_path / "ck2", policy=pol, optimizer=opt2)
+    assert state == {"step": 3, "data_pos": 7}
+    after = pol.trainable_state()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert opt2.state_dict()["state"][0]["step"] == opt.state_dict()["state"][0]["step"]
+    assert torch.equal(torch.rand(3), expected_draw)  # RNG restored to the moment of saving
+    with pytest.raises(ValueError, match="not a LEAP checkpoint"):
+        resolve_checkpoint(tmp_path / "nothing")
