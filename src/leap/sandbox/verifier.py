@@ -17,7 +17,8 @@ from leap.sandbox.verdict import Verdict
 from leap.tasks.task import Task
 
 INIT_SEED = 42
-COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure")
+COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure",  # triton
+                 "CompileException", "NVRTCError")  # cupy / cuda.core NVRTC
 GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
 
 
@@ -114,7 +115,7 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
     err = result.get("error") or {}
     stage, kind, msg = result.get("stage", ""), err.get("kind", "Error"), err.get("message", "")
     tb = err.get("traceback", "")
-    if stage == "compile" or kind in COMPILE_KINDS:
+    if stage == "compile" or kind in COMPILE_KINDS or "Error building extension" in msg:
         text = J.trim_compiler_error(msg or tb)
         return Verdict(status="compile_error", compiled=False, **base,
                        feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])

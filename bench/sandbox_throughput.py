@@ -1,0 +1,297 @@
+"""Sandbox throughput: the warm pool vs a naive fresh-process-per-candidate baseline, plus repeatability.
+
+GPU (H200):  python bench/sandbox_throughput.py --mode all
+  or in parts (each under 10 min):  --mode pool / --mode naive / --mode repeat, then --mode report
+CPU smoke test of the script itself:  python bench/sandbox_throughput.py --quick
+
+A mixed batch (correct, incorrect, compile errors; triton, cuda_nvrtc, cuda_inline) runs through
+(a) `Sandbox.verify_many` and (b) a baseline that starts `python` per candidate, imports torch, builds the
+models, compiles inline (fresh extension dir) and checks 5 trials with allclose, timing with CUDA events
+(what KernelBench's harness does). Reports candidates/min, median latency per stage, verdict agreement,
+and the spread of speedups when the same correct kernels are verified 5 times. Results (JSON + a
+Markdown table) go to docs/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("sandbox_kernels", ROOT / "tests/integration/sandbox_cases/kernels.py")
+K = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(K)
+
+# (task, kernel name, expected status on the GPU) — every entry gets a unique comment, so no two sources
+# share a compile-cache entry
+GPU_MIX = [
+    ("relu_fp32", "RELU", "ok"), ("softmax_fp32", "SOFTMAX", "ok"), ("sum_rows_fp32", "ROWSUM", "ok"),
+    ("relu_fp32", "RELU_MASK_OFF_BY_ONE", "incorrect"), ("relu_fp32", "RELU_UNWRITTEN_TAIL", "incorrect"),
+    ("relu_fp32", "RELU_WRONG_DTYPE", "incorrect"), ("sum_rows_fp32", "ROWSUM_WRONG_AXIS", "incorrect"),
+    ("relu_fp32", "RELU_BAD_TRITON", "compile_error"),
+    ("relu_fp32", "NVRTC_RELU", "ok"), ("relu_fp32", "NVRTC_RELU", "ok"), ("relu_fp32", "NVRTC_RELU_SYNTAX", "compile_error"),
+    ("relu_fp32", "NVRTC_ILLEGAL_ADDRESS", "runtime_error"),
+]
+INLINE_MIX = [("relu_fp32", "INLINE_RELU", "ok"), ("relu_fp32", "INLINE_RELU_ERROR", "compile_error")]
+CPU_MIX = [
+    ("relu_fp32", "RELU", "ok"), ("softmax_fp32", "SOFTMAX", "ok"), ("sum_rows_fp32", "ROWSUM", "ok"),
+    ("relu_fp32", "RELU_MASK_OFF_BY_ONE", "incorrect"), ("sum_rows_fp32", "ROWSUM_WRONG_AXIS", "incorrect"),
+    ("relu_fp32", "RELU_SYNTAX_ERROR", "format_error"), ("relu_fp32", "RELU_PY_ERROR", "runtime_error"),
+]
+REPEAT = [("relu_fp32", "RELU"), ("softmax_fp32", "SOFTMAX"), ("relu_fp32", "NVRTC_RELU"),
+          ("relu_fp32", "INLINE_RELU")]
+
+NAIVE = r'''
+import json, os, sys, time, traceback
+t0 = time.perf_counter()
+import torch
+stage = {"import": time.perf_counter() - t0}
+task_src, cand_src, device = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+if device == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
+def run():
+    tm = {}; exec(compile(task_src, "task.py", "exec"), tm)
+    torch.manual_seed(42); init = tm["get_init_inputs"]()
+    torch.manual_seed(42); ref = tm["Model"](*init).to(device)
+    t = time.perf_counter()
+    cm = {"__name__": "cand"}
+    path = os.path.join(os.path.dirname(sys.argv[2]), "cand.py")
+    open(path, "w").write(cand_src)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cand", path); mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except SyntaxError:
+        return "format_error", None
+    except Exception as e:
+        return ("compile_error" if "building extension" in str(e) else "runtime_error"), None
+    torch.manual_seed(42); model = mod.ModelNew(*init).to(device)
+    stage["compile"] = time.perf_counter() - t
+    make = tm.get("get_small_inputs") if device == "cpu" else tm["get_inputs"]
+    t = time.perf_counter()
+    for i in range(5):
+        torch.manual_seed(1000 + i)
+        xs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in make()]
+        with torch.no_grad():
+            want = ref(*[x.clone() for x in xs]); got = model(*xs)
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape or got.dtype != want.dtype \
+                or not torch.allclose(got, want, rtol=1e-4, atol=1e-4 * float(want.float().pow(2).mean().sqrt())):
+            return "incorrect", None
+    stage["check"] = time.perf_counter() - t
+    if device != "cuda":
+        return "ok", None
+    t = time.perf_counter()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(30):
+        s.record(); model(*xs); e.record(); torch.cuda.synchronize(); times.append(s.elapsed_time(e) * 1000)
+    stage["timing"] = time.perf_counter() - t
+    return "ok", sorted(times)[15]
+try:
+    status, us = run()
+except Exception as e:
+    kind = type(e).__name__
+    status = "compile_error" if kind in ("CompilationError", "CompileException") or "building extension" in str(e) \
+        else "runtime_error"
+    us = None
+print("NAIVE_RESULT " + json.dumps({"status": status, "runtime_us": us, "stages": stage}))
+'''
+
+
+def build_batch(quick: bool, device: str, n: int, n_inline: int) -> list[tuple[str, str, str, str]]:
+    """(task, kernel name, expected status, source) with a unique comment per entry."""
+    base = CPU_MIX if device == "cpu" else GPU_MIX
+    out = []
+    i = 0
+    while len(out) < n:
+        task, name, exp = base[i % len(base)]
+        out.append((task, name, exp, f"# candidate {i}\n" + getattr(K, name)))
+        i += 1
+    if device == "cuda":
+        for j in range(n_inline):
+            task, name, exp = INLINE_MIX[j % len(INLINE_MIX)]
+            out.append((task, name, exp, f"# candidate inline {j}\n" + getattr(K, name)))
+    return out
+
+
+def run_pool(batch, device: str, workers: int, cache: str) -> dict:
+    from leap.sandbox import Sandbox, SandboxConfig
+    from leap.tasks.suite import get_builtin
+
+    tasks = {t: get_builtin(t) for t, *_ in batch}
+    cfg = SandboxConfig(workers=workers, cache_dir=cache)
+    t_start = time.monotonic()
+    with Sandbox(cfg, device=device) as sb:
+        warm = time.monotonic() - t_start
+        t0 = time.monotonic()
+        verdicts = dict(sb.verify_many([(tasks[t], src) for t, _, _, src in batch]))
+        wall = time.monotonic() - t0
+    rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
+             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
+             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+    return {"wall_s": wall, "startup_s": warm, "rows": rows}
+
+
+def run_naive(batch, device: str, timeout: float) -> dict:
+    from leap.tasks.suite import get_builtin
+
+    rows = []
+    t0 = time.monotonic()
+    for task, name, exp, src in batch:
+        with tempfile.TemporaryDirectory(prefix="leap-naive-") as d:
+            tp, cp = os.path.join(d, "task.py"), os.path.join(d, "cand_src.py")
+            Path(tp).write_text(get_builtin(task).source)
+            Path(cp).write_text(src)
+            env = {**os.environ, "TORCH_EXTENSIONS_DIR": os.path.join(d, "ext")}
+            t = time.monotonic()
+            try:
+                p = subprocess.run([sys.executable, "-c", NAIVE, tp, cp, device], capture_output=True, text=True,
+                                   timeout=timeout, env=env)
+                line = [ln for ln in p.stdout.splitlines() if ln.startswith("NAIVE_RESULT ")]
+                res = json.loads(line[-1][13:]) if line else {"status": "runtime_error", "stages": {}}
+            except subprocess.TimeoutExpired:
+                res = {"status": "timeout", "stages": {}}
+            res["stages"]["total"] = time.monotonic() - t
+        rows.append({"task": task, "kernel": name, "expected": exp, **res})
+    return {"wall_s": time.monotonic() - t0, "rows": rows}
+
+
+def run_repeat(device: str, times: int, cache: str) -> dict:
+    from leap.sandbox import Sandbox, SandboxConfig
+    from leap.tasks.suite import get_builtin
+
+    items = [(t, k) for t, k in REPEAT if device == "cuda" or not k.startswith(("NVRTC", "INLINE"))]
+    out: dict = {}
+    with Sandbox(SandboxConfig(workers=1, cache_dir=cache), device=device) as sb:
+        for task, name in items:
+            vs = [sb.verify(get_builtin(task), getattr(K, name)) for _ in range(times)]
+            out[f"{task}/{name}"] = {"status": [v.status for v in vs], "runtime_us": [v.runtime_us for v in vs],
+                                    "speedup_eager": [v.speedup_eager for v in vs],
+                                    "total_s": [v.stage_seconds.get("total") for v in vs]}
+    return out
+
+
+def _median_stages(rows) -> dict[str, float]:
+    keys = sorted({k for r in rows for k in r["stages"]})
+    return {k: statistics.median([r["stages"][k] for r in rows if k in r["stages"]]) for k in keys}
+
+
+def _spread(xs) -> float | None:
+    xs = [x for x in xs if x]
+    return (max(xs) / min(xs) - 1.0) if len(xs) >= 2 else None
+
+
+def report(res: dict, out_md: Path) -> str:
+    lines = [f"# Sandbox throughput ({res['device']})", "",
+             f"- date: {res['date']}", f"- command: `{res['command']}`", f"- machine: {res['machine']}", ""]
+    pool, naive = res.get("pool"), res.get("naive")
+    lines += ["| run | candidates | wall (s) | candidates/min | median total (s) |", "|---|---|---|---|---|"]
+    for name, r in (("pool", pool), ("naive", naive)):
+        if r:
+            n = len(r["rows"])
+            med = statistics.median([x["stages"].get("total", 0) for x in r["rows"]])
+            lines.append(f"| {name} | {n} | {r['wall_s']:.1f} | {60 * n / r['wall_s']:.1f} | {med:.2f} |")
+    if pool and naive:
+        lines.append(f"\nThroughput ratio pool/naive: **{naive['wall_s'] / pool['wall_s']:.1f}x**")
+        agree = sum(a["status"] == b["status"] for a, b in zip(pool["rows"], naive["rows"], strict=False))
+        lines.append(f"\nVerdict agreement: {agree}/{len(pool['rows'])}")
+        dis = [(a["kernel"], a["status"], b["status"]) for a, b in zip(pool["rows"], naive["rows"], strict=False)
+               if a["status"] != b["status"]]
+        for k, a, b in dis[:10]:
+            lines.append(f"- {k}: pool {a}, naive {b}")
+    if pool:
+        exp = sum(r["status"] == r["expected"] for r in pool["rows"])
+        lines += [f"\nPool verdicts as expected: {exp}/{len(pool['rows'])}", "",
+                  "Median latency per stage (pool, s): " +
+                  ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(pool["rows"]).items())]
+        bad = [(r["kernel"], r["expected"], r["status"]) for r in pool["rows"] if r["status"] != r["expected"]]
+        for k, e, s in bad[:10]:
+            lines.append(f"- unexpected: {k} expected {e}, got {s}")
+    if naive:
+        lines.append("\nMedian latency per stage (naive, s): " +
+                     ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(naive["rows"]).items()))
+    if res.get("repeat"):
+        lines += ["", "## Repeatability (same kernel, 5 separate verifications)", "",
+                  "| kernel | statuses | median runtime (us) | speedups | spread |", "|---|---|---|---|---|"]
+        for k, r in res["repeat"].items():
+            rts = [x for x in r["runtime_us"] if x]
+            sp = _spread(r["speedup_eager"])
+            lines.append(f"| {k} | {','.join(sorted(set(r['status'])))} | "
+                         f"{statistics.median(rts) if rts else float('nan'):.1f} | "
+                         f"{', '.join(f'{x:.3f}' for x in r['speedup_eager'] if x) or '-'} | "
+                         f"{f'{100 * sp:.2f}%' if sp is not None else '-'} |")
+    text = "\n".join(lines) + "\n"
+    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md.write_text(text)
+    return text
+
+
+def _machine(device: str) -> str:
+    desc = f"{platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    try:
+        import torch
+        import triton
+
+        desc += f", torch {torch.__version__}, triton {triton.__version__}"
+        if device == "cuda":
+            desc += f", {torch.cuda.device_count()}x {torch.cuda.get_device_name(0)}"
+    except Exception:  # noqa: BLE001
+        pass
+    return desc
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="CPU smoke run (Triton interpreter, small batch)")
+    ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "report"])
+    ap.add_argument("--device", default=None, choices=["cpu", "cuda"])
+    ap.add_argument("--n", type=int, default=30, help="non-inline candidates in the mixed batch")
+    ap.add_argument("--n-inline", type=int, default=4, help="cuda_inline candidates (each compiles ~1 min)")
+    ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--timeout", type=float, default=300.0, help="naive baseline per-candidate limit (s)")
+    ap.add_argument("--results", type=Path, default=None, help="JSON results file (merged across modes)")
+    ap.add_argument("--out", type=Path, default=None, help="Markdown report")
+    args = ap.parse_args()
+    if args.quick:
+        args.device = args.device or "cpu"
+        args.n = min(args.n, 8)
+        args.repeats = min(args.repeats, 2)
+    if args.device is None:
+        import torch
+
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    tag = "gpu" if args.device == "cuda" else "cpu"
+    results = args.results or ROOT / "docs" / f"sandbox_throughput_{tag}.json"
+    out_md = args.out or ROOT / "docs" / f"sandbox_throughput_{tag}.md"
+    res = json.loads(results.read_text()) if results.exists() and args.mode != "all" else {}
+    res.update(device=args.device, date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               command="python " + " ".join(sys.argv), machine=_machine(args.device))
+    batch = build_batch(args.quick, args.device, args.n, 0 if args.quick else args.n_inline)
+    cache = tempfile.mkdtemp(prefix="leap-bench-cache-")
+    if args.mode in ("all", "pool"):
+        res["pool"] = run_pool(batch, args.device, args.workers, cache)
+        print(f"pool: {len(batch)} candidates in {res['pool']['wall_s']:.1f} s", flush=True)
+    if args.mode in ("all", "naive"):
+        res["naive"] = run_naive(batch, args.device, args.timeout)
+        print(f"naive: {len(batch)} candidates in {res['naive']['wall_s']:.1f} s", flush=True)
+    if args.mode in ("all", "repeat"):
+        res["repeat"] = run_repeat(args.device, args.repeats, cache)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(res, indent=1, default=str))
+    print(report(res, out_md))
+    print(f"wrote {out_md} and {results}")
+
+
+if __name__ == "__main__":
+    main()
