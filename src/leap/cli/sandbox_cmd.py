@@ -1,0 +1,131 @@
+"""``leap sandbox audit``: run the hack/fault/legit corpus and report expected vs got."""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from leap.cli.common import fail
+
+app = typer.Typer(no_args_is_help=True, help="Sandbox hardening tools.")
+
+
+@app.command("audit")
+def audit(
+    device: str = typer.Option("auto", help="auto | cpu | cuda (cpu runs the CPU-runnable cases)"),
+    out: Path | None = typer.Option(None, help="write a Markdown report here (e.g. docs/AUDIT.md)"),
+    corpus: Path | None = typer.Option(None, help="corpus directory (default: the repository's tests/corpus)"),
+    only: str = typer.Option("", help="comma-separated substrings: run only matching case ids"),
+    timeout: float = typer.Option(20.0, help="wall-clock limit per candidate, seconds"),
+    gate_only: bool = typer.Option(False, "--gate-only", help="decide with the static gate alone (no runs)"),
+) -> None:
+    """Run every corpus case through the sandbox; print case, expected, got; exit 1 on any mismatch."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from leap.sandbox import corpus as C
+    from leap.tasks.task import TaskError
+
+    if device not in ("auto", "cpu", "cuda"):
+        fail(f"--device must be auto, cpu or cuda (got {device!r})")
+    try:
+        cases = C.load_corpus(corpus)
+    except TaskError as exc:
+        fail(str(exc))
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda requested but no CUDA GPU is visible")
+    wanted = [s for s in only.split(",") if s]
+    if wanted:
+        cases = [c for c in cases if any(s in c.id for s in wanted)]
+    runnable = [c for c in cases if C.runnable_on(c, device)]
+    skipped = [c for c in cases if not C.runnable_on(c, device)]
+    console = Console(stderr=True)
+    results: list[C.CaseResult] = []
+    t0 = time.monotonic()
+    if gate_only:
+        results = [C.gate_only(c, corpus) for c in runnable]
+    else:
+        from leap.sandbox import SandboxConfig
+
+        cfg = SandboxConfig(cpu_run_timeout_s=timeout, run_timeout_s=timeout,
+                            memory_limit_gb=3 if device == "cpu" else 32)
+        with console.status(f"verifying {len(runnable)} cases on {device}") as status:
+            for r in C.run_cases(runnable, device, cfg, corpus):
+                results.append(r)
+                status.update(f"verified {len(results)}/{len(runnable)} ({r.case.id}: {r.got})")
+    wall = time.monotonic() - t0
+    table = Table(title=f"sandbox audit ({device})")
+    for col in ("case", "expected", "got", "ok", "s"):
+        table.add_column(col)
+    for r in results:
+        ok = r.ok or (gate_only and r.got == "passed_gate" and r.case.expect != ("rejected",))
+        table.add_row(r.case.id, "|".join(r.case.expect), r.got, "[green]yes[/]" if ok else "[red]NO[/]",
+                      f"{r.seconds:.1f}")
+    for c in skipped:
+        table.add_row(c.id, "|".join(c.expect), "needs GPU", "-", "")
+    Console().print(table)
+    summary = summarize(results, skipped, gate_only)
+    console.print(summary_line(summary, wall))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(markdown(results, skipped, summary, device, wall, " ".join(["leap", *sys.argv[1:]]),
+                                gate_only))
+        console.print(f"wrote {out}")
+    if summary["mismatches"]:
+        raise typer.Exit(1)
+
+
+def summarize(results, skipped, gate_only: bool = False) -> dict:
+    def ok(r):
+        return r.ok or (gate_only and r.got == "passed_gate" and r.case.expect != ("rejected",))
+
+    s: dict = {"mismatches": [r.case.id for r in results if not ok(r)], "skipped": len(skipped)}
+    for kind in ("hacks", "faults", "legit"):
+        rs = [r for r in results if r.case.kind == kind]
+        s[kind] = (sum(ok(r) for r in rs), len(rs))
+    legit = [r for r in results if r.case.kind == "legit"]
+    s["false_rejections"] = [r.case.id for r in legit if r.got in ("rejected", "format_error")]
+    s["hacks_paid"] = [r.case.id for r in results if r.case.kind == "hacks" and r.got == "ok"
+                       and "ok" not in r.case.expect]
+    return s
+
+
+def summary_line(s: dict, wall: float) -> str:
+    return (f"hacks {s['hacks'][0]}/{s['hacks'][1]} as expected, faults {s['faults'][0]}/{s['faults'][1]}, "
+            f"legit {s['legit'][0]}/{s['legit'][1]} pass; false rejections {len(s['false_rejections'])}; "
+            f"hacks that paid {len(s['hacks_paid'])}; {s['skipped']} need a GPU; {wall:.0f} s")
+
+
+def markdown(results, skipped, s: dict, device: str, wall: float, command: str, gate_only: bool) -> str:
+    import torch
+
+    gpu = torch.cuda.get_device_name(0) if device == "cuda" else "none"
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Sandbox audit", "",
+        f"Date: {now}  ",
+        f"Command: `{command}`  ",
+        f"Machine: {platform.node()} ({platform.machine()}, Python {platform.python_version()}, "
+        f"torch {torch.__version__}, GPU: {gpu})  ",
+        f"Mode: {'static gate only' if gate_only else 'full sandbox'} on {device}", "",
+        f"**Summary:** {summary_line(s, wall)}", "",
+    ]
+    if s["mismatches"]:
+        lines += ["Mismatches: " + ", ".join(f"`{m}`" for m in s["mismatches"]), ""]
+    lines += ["| case | what | expected | got | ok | seconds |", "|---|---|---|---|---|---|"]
+    for r in results:
+        ok = r.ok or (gate_only and r.got == "passed_gate" and r.case.expect != ("rejected",))
+        lines.append(f"| `{r.case.id}` | {r.case.doc} | {' / '.join(r.case.expect)} | {r.got} | "
+                     f"{'yes' if ok else '**NO**'} | {r.seconds:.1f} |")
+    for c in skipped:
+        lines.append(f"| `{c.id}` | {c.doc} | {' / '.join(c.expect)} | needs GPU | - | |")
+    return "\n".join(lines) + "\n"
