@@ -1,0 +1,118 @@
+"""Output comparison: exact type/shape/dtype/structure checks, NaN/Inf positions, dtype tolerances."""
+
+import pytest
+import torch
+
+from leap.sandbox.compare import (
+    bit_identical,
+    check_inputs_unchanged,
+    check_poison_identical,
+    compare_outputs,
+    tolerance_for,
+)
+
+
+def _ref(dtype=torch.float32, n=1000):
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(n, generator=g).to(dtype)
+
+
+def test_identical_passes_and_reports_zero_error():
+    r = _ref()
+    res = compare_outputs(r, r.clone())
+    assert res.ok and res.max_abs_error == 0.0 and res.reason == ""
+
+
+@pytest.mark.parametrize("dtype,ok_rel,bad_rel", [
+    (torch.bfloat16, 1e-3, 5e-2), (torch.float16, 1e-3, 3e-2), (torch.float32, 1e-5, 1e-3)])
+def test_dtype_tolerances(dtype, ok_rel, bad_rel):
+    r = _ref(dtype)
+    assert compare_outputs(r, (r.float() * (1 + ok_rel)).to(dtype)).ok
+    res = compare_outputs(r, (r.float() * (1 + bad_rel)).to(dtype))
+    assert not res.ok and res.reason == "value"
+    assert res.max_rel_error == pytest.approx(bad_rel, rel=0.3)
+    assert res.mismatches and res.mismatches[0].output == "output"
+    assert "max abs error" in res.message and "expected" in res.message
+
+
+def test_tolerance_scales_with_rms_not_absolute():
+    r = _ref() * 1e4
+    assert compare_outputs(r, r + 0.5).ok  # 0.5 << 1e-4 * rms(1e4)
+    assert not compare_outputs(r / 1e8, r / 1e8 + 0.5).ok
+
+
+def test_overrides():
+    r = _ref()
+    out = r * 1.01
+    assert not compare_outputs(r, out).ok
+    assert compare_outputs(r, out, rtol=0.02, atol=0.02).ok
+    assert compare_outputs(r, out, tolerances={"fp32": 0.02}).ok
+    assert tolerance_for(torch.bfloat16) == 1.6e-2 and tolerance_for(torch.float16, {"fp16": 0.5}) == 0.5
+
+
+def test_integers_exact():
+    r = torch.arange(100)
+    assert compare_outputs(r, r.clone()).ok
+    out = r.clone()
+    out[7] += 1
+    res = compare_outputs(r, out, rtol=0.5, atol=0.5)
+    assert not res.ok and res.mismatches[0].index == (7,) and res.mismatches[0].expected == 7
+
+
+def test_nan_and_inf_positions():
+    r = _ref()
+    r[3] = float("nan")
+    r[5] = float("inf")
+    ok = r.clone()
+    assert compare_outputs(r, ok).ok
+    moved = r.clone()
+    moved[3], moved[4] = 0.0, float("nan")
+    res = compare_outputs(r, moved)
+    assert not res.ok and res.reason == "nan" and res.mismatches[0].index == (3,)
+    neg = r.clone()
+    neg[5] = float("-inf")
+    assert compare_outputs(r, neg).reason == "inf"
+    nan_everywhere = torch.full_like(r, float("nan"))
+    assert not compare_outputs(r, nan_everywhere).ok
+
+
+@pytest.mark.parametrize("out,reason", [
+    (torch.zeros(3, 2), "shape"), (torch.zeros(2, 3, dtype=torch.float64), "dtype"),
+    (torch.nn.Parameter(torch.zeros(2, 3)), "type"), ([torch.zeros(2, 3)], "type"), (3.0, "type"),
+])
+def test_exact_checks(out, reason):
+    res = compare_outputs(torch.zeros(2, 3), out)
+    assert not res.ok and res.reason == reason
+
+
+def test_structure():
+    a, b = torch.ones(2), torch.arange(3.0)
+    assert compare_outputs((a, b), (a.clone(), b.clone())).ok
+    assert compare_outputs((a, b), [a, b]).reason == "structure"
+    assert compare_outputs((a, b), (a,)).reason == "structure"
+    res = compare_outputs((a, b), (a, b + 1))
+    assert not res.ok and res.mismatches[0].output == "output[1]"
+
+
+def test_tensor_subclass_rejected():
+    class Sneaky(torch.Tensor):
+        pass
+    r = torch.ones(4)
+    assert compare_outputs(r, r.clone().as_subclass(Sneaky)).reason == "type"
+
+
+def test_bit_identity_and_inputs():
+    x = torch.randn(10)
+    assert bit_identical([x, 3], [x.clone(), 3])
+    y = x.clone()
+    y[0] = -y[0]
+    assert not bit_identical(x, y)
+    z = torch.tensor([0.0])
+    assert not bit_identical(z, -z)  # same value, different bits
+    n1 = torch.tensor([float("nan")])
+    assert bit_identical(n1, n1.clone())
+    assert bit_identical(torch.ones(3, dtype=torch.bfloat16), torch.ones(3, dtype=torch.bfloat16))
+    assert not bit_identical(torch.ones(3), torch.ones(3, dtype=torch.float64))
+    assert check_inputs_unchanged([x], [x.clone()]).ok
+    assert check_inputs_unchanged([x], [y]).reason == "modified"
+    assert check_poison_identical(x, y).reason == "nondeterministic"
