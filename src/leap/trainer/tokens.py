@@ -16,6 +16,8 @@ def token_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, attention_ma
     hold 0. With ``with_entropy`` also returns the policy's (detached) entropy at the same positions.
     Padded positions hold junk and must be masked by the caller.
     """
+    from leap.algorithms.loss import gather_logprobs, token_entropy
+
     b, t = input_ids.shape
     first = max(1, min(first, t - 1)) if t > 1 else 1
     keep = t - first + 1
@@ -23,22 +25,17 @@ def token_logprobs(model: torch.nn.Module, input_ids: torch.Tensor, attention_ma
         out = model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False, logits_to_keep=keep)
     except TypeError:  # models without logits_to_keep
         out = model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
-    logits = out.logits[:, -keep:-1]  # predicts tokens first..t-1
-    target = input_ids[:, first:]
-    lps, ents = [], []
-    for i in range(b):  # row by row: one float copy of [T, V] at a time
-        row = logits[i].float()
-        if temperature != 1.0:
-            row = row / temperature
-        lse = torch.logsumexp(row, dim=-1)
-        lps.append(row.gather(-1, target[i].unsqueeze(-1)).squeeze(-1) - lse)
-        if with_entropy:
-            with torch.no_grad():
-                ents.append(lse - (torch.softmax(row, dim=-1) * row).sum(-1))
-    lead = torch.zeros(b, first, device=input_ids.device)
-    lp = torch.cat([lead, torch.stack(lps)], dim=1)
-    ent = torch.cat([lead, torch.stack(ents)], dim=1) if with_entropy else None
-    return lp, ent
+    logits = out.logits[:, -keep:]  # positions first-1 .. t-1
+    ids = input_ids[:, first - 1:]
+    lead = torch.zeros(b, first - 1, device=input_ids.device)
+    # row by row, so only one float copy of [T, V] logits exists at a time
+    lp = torch.cat([gather_logprobs(logits[i:i + 1], ids[i:i + 1], temperature) for i in range(b)])
+    ent = None
+    if with_entropy:
+        with torch.no_grad():
+            scaled = logits / temperature if temperature != 1.0 else logits
+            ent = torch.cat([lead, torch.cat([token_entropy(scaled[i:i + 1]) for i in range(b)])], dim=1)
+    return torch.cat([lead, lp], dim=1), ent
 
 
 def pad_right(seqs: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
