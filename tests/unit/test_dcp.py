@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from leap.algorithms import DCPConfig, DCPStats, dcp_decide, dcp_step_stats
-from leap.algorithms.dcp import gate, thresholds
+from leap.algorithms.dcp import gate, needs_turn, thresholds
 from leap.rollout.records import Group, Trajectory, Turn
 from leap.sandbox.verdict import Verdict
 
@@ -73,3 +73,10 @@ def test_stats_count_spent_and_saved():
     assert DCPStats.from_dict(total.as_dict()) == total
     with pytest.raises(ValueError, match="expanded"):
         dcp_step_stats([all_pass], 3, expanded=[True, False])
+
+
+def test_needs_turn():
+    g = group("o", "x", "xx", "xxx", "xo")
+    assert [needs_turn(t, 3) for t in g.trajectories] == [False, True, True, False, False]
+    keep = DCPConfig(keep_solved=True)
+    assert [needs_turn(t, 3, keep) for t in g.trajectories] == [True, True, True, False, True]

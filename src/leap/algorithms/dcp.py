@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 from leap.algorithms.config import DCPConfig
-from leap.rollout.records import Group
+from leap.rollout.records import Group, Trajectory
 
 
 def thresholds(g: int, cfg: DCPConfig | None = None) -> tuple[int, int]:
@@ -38,6 +38,14 @@ def extra_evals(f: int, g: int, max_turns: int, cfg: DCPConfig | None = None) ->
     """Worst-case sandbox evaluations that expanding this group adds after turn 1."""
     cfg = cfg or DCPConfig()
     return (g if cfg.keep_solved else f) * max(max_turns - 1, 0)
+
+
+def needs_turn(traj: Trajectory, max_turns: int, cfg: DCPConfig | None = None) -> bool:
+    """Within an expanded group: does this trajectory get another (feedback) turn?"""
+    cfg = cfg or DCPConfig()
+    if not traj.turns or len(traj.turns) >= max_turns:
+        return False
+    return cfg.keep_solved or not traj.solved
 
 
 def _counts(groups: Sequence[Group]) -> list[tuple[int, int]]:
@@ -117,4 +125,4 @@ def dcp_step_stats(groups: Sequence[Group], max_turns: int, cfg: DCPConfig | Non
                     evals_spent=spent, evals_all=spent + pruned_extra)
 
 
-__all__ = ["DCPStats", "dcp_decide", "dcp_step_stats", "extra_evals", "gate", "thresholds"]
+__all__ = ["DCPStats", "dcp_decide", "dcp_step_stats", "extra_evals", "gate", "needs_turn", "thresholds"]
