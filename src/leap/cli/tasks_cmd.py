@@ -77,3 +77,65 @@ def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:e
         console.print(table)
     console.print(f"{len(reports) - bad}/{len(reports)} tasks valid")
     raise typer.Exit(1 if bad else 0)
+
+
+@app.command("generate")
+def generate_cmd(n: int = typer.Option(2000, "--n", min=1, help="number of tasks"),
+                 seed: int = typer.Option(0, help="random seed (same seed, same tasks)"),
+                 out: str = typer.Option(..., help="output directory (tasks/, solutions/, manifest.jsonl)"),
+                 with_solutions: bool = typer.Option(False, help="write template Triton solutions, verify "
+                                                     "them with the sandbox and write sft.jsonl"),
+                 verify_limit: int = typer.Option(0, help="verify at most this many solutions (0 = all)"),
+                 device: str = typer.Option("auto", help="sandbox device for verification: auto, cpu or cuda")
+                 ) -> None:
+    """Compose operators into fused tasks: distinct, validated, clear of the eval split."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from leap.tasks.generate import generate_tasks, write_generated
+
+    if device not in ("auto", "cpu", "cuda"):
+        fail(f"--device {device}: expected auto, cpu or cuda")
+    console = Console()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[info]}"))
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task("generating", total=n, info="")
+
+        def on_accept(item, stats):
+            progress.update(bar, completed=stats.accepted,
+                            info=f"dup {stats.duplicates} eval {stats.eval_overlap} invalid {stats.invalid}")
+
+        items, stats = generate_tasks(n, seed, with_solutions=with_solutions, on_accept=on_accept)
+    try:
+        write_generated(items, out)
+    except OSError as exc:
+        fail(f"{out}: cannot write ({exc})")
+    console.print(f"{stats.accepted} tasks in {stats.seconds:.1f} s from {stats.attempts} draws "
+                  f"(duplicates {stats.duplicates}, eval overlaps {stats.eval_overlap}, invalid {stats.invalid}); "
+                  f"difficulty {dict(sorted(stats.difficulty.items()))} -> {out}")
+    if stats.accepted < n:
+        console.print(f"[yellow]only {stats.accepted} of {n} distinct valid tasks found[/yellow]")
+    if with_solutions:
+        _write_sft(items, out, verify_limit, device, console)
+
+
+def _write_sft(items, out: str, verify_limit: int, device: str, console: Console) -> None:
+    from pathlib import Path
+
+    from rich.progress import Progress
+
+    from leap.tasks.sft import prompt_builder, write_sft
+
+    pairs = [(i.task, i.solution) for i in items if i.solution]
+    if verify_limit:
+        pairs = pairs[:verify_limit]
+    console.print(f"{sum(1 for i in items if i.solution)} template solutions written; verifying {len(pairs)}")
+    try:
+        prompt_builder()
+    except TaskError as exc:
+        fail(str(exc))
+    with Progress(console=console) as progress:
+        bar = progress.add_task("verifying", total=len(pairs))
+        stats = write_sft(pairs, Path(out) / "sft.jsonl", device=device,
+                          on_verdict=lambda i, v: progress.advance(bar))
+    console.print(f"sft.jsonl: {stats.written} verified pairs of {stats.verified} ({stats.statuses})")

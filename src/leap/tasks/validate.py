@@ -22,6 +22,7 @@ NEAR = {"fp32": 1e-4, "fp16": 1e-3, "bf16": 4e-3, "int": 0.0}
 MAX_NEAR_ZERO = 0.70
 MAX_NEAR_MEAN = 0.70
 MAX_UNCHANGED = 0.95
+NOISE = 1e-5
 GPU_MEMORY_LIMIT = 16 * 2**30
 CPU_ELEMENT_LIMIT = 4_000_000  # inputs this large or larger need get_small_inputs()
 # Rough H200 roofline for estimates only: achievable bandwidth and dense peaks per dtype.
@@ -46,8 +47,11 @@ class ValidationReport:
         return not self.problems
 
 
-def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str = "fp32") -> str | None:
-    """Why an output is degenerate (None if it is not). ``other`` is the output for another input seed."""
+def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str = "fp32",
+                      input_rms: float = 0.0) -> str | None:
+    """Why an output is degenerate (None if it is not). ``other`` is the output for another input seed;
+    ``input_rms`` the inputs' scale (an output far below it is rounding noise, e.g. the mean of a
+    centred row)."""
     if out.numel() == 0:
         return "output is empty"
     if out.is_floating_point() or out.is_complex():
@@ -57,6 +61,8 @@ def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str 
         rms = x.pow(2).mean().sqrt().item()
         if rms == 0.0:
             return "output is all zeros"
+        if rms < NOISE * max(1.0, input_rms):
+            return f"output is rounding noise (rms {rms:.1e} against inputs of rms {input_rms:.1e})"
         tol = NEAR.get(dtype, 1e-4) * rms
         zero = (x.abs() <= tol).double().mean().item()
         if zero > MAX_NEAR_ZERO:
@@ -180,8 +186,10 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
     if not all(_same(a, b) for a, b in zip(inputs, kept, strict=True) if isinstance(a, torch.Tensor)):
         problems.append("reference modifies its inputs in place")
     _, other = run_reference(mod, seeds[1], small)
+    in_rms = max((x.double().pow(2).mean().sqrt().item() for x in inputs
+                  if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()), default=0.0)
     for k, t in enumerate(out):
-        why = degenerate_reason(t, other[k] if k < len(other) else None, task.dtype)
+        why = degenerate_reason(t, other[k] if k < len(other) else None, task.dtype, in_rms)
         if why:
             problems.append(f"output {k} is degenerate: {why}" if len(out) > 1 else f"degenerate output: {why}")
     if gpu_shapes:

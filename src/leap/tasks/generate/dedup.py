@@ -32,6 +32,18 @@ def _is_meta(node: ast.AST) -> bool:
             and node.targets[0].id.startswith("LEAP_"))
 
 
+def _const(node: ast.AST):
+    """The value of a literal constant (negative numbers included), else a sentinel."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value
+    return _NOT_CONST
+
+
+_NOT_CONST = object()
+
+
 class _Calls(ast.NodeVisitor):
     """Operator tokens of an expression tree in evaluation order (arguments before the call)."""
 
@@ -58,8 +70,8 @@ class _Calls(ast.NodeVisitor):
         if name in ("float", "to", "contiguous", "view", "reshape", "chunk", "shape"):
             return  # casts and views are not operators
         if self.constants:
-            consts = [repr(a.value) for a in node.args if isinstance(a, ast.Constant)]
-            consts += [f"{k.arg}={k.value.value!r}" for k in node.keywords if isinstance(k.value, ast.Constant)]
+            consts = [repr(_const(a)) for a in node.args if _const(a) is not _NOT_CONST]
+            consts += [f"{k.arg}={_const(k.value)!r}" for k in node.keywords if _const(k.value) is not _NOT_CONST]
             name += f"({','.join(consts)})" if consts else ""
         self.tokens.append(name.lower())
 
@@ -67,8 +79,8 @@ class _Calls(ast.NodeVisitor):
         self.visit(node.left)
         self.visit(node.right)
         tok = _BINOPS.get(type(node.op), type(node.op).__name__.lower())
-        if self.constants and isinstance(node.right, ast.Constant):
-            tok += f"({node.right.value!r})"
+        if self.constants and _const(node.right) is not _NOT_CONST:
+            tok += f"({_const(node.right)!r})"
         self.tokens.append(tok)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:

@@ -10,8 +10,9 @@ expression in fp32 (template solution); ``{h}`` is the current value, ``{o}`` th
 
 from __future__ import annotations
 
+import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 # name -> (torch expression, triton expression, parameter choices)
 UNARY: dict[str, tuple[str, str, tuple]] = {
@@ -27,7 +28,7 @@ UNARY: dict[str, tuple[str, str, tuple]] = {
     "softplus": ("F.softplus({h})", "_softplus({h})", ()),
     "mish": ("F.mish({h})", "{h} * _tanh(_softplus({h}))", ()),
     "hardswish": ("F.hardswish({h})", "{h} * tl.minimum(tl.maximum({h} + 3.0, 0.0), 6.0) / 6.0", ()),
-    "elu": ("F.elu({h})", "tl.where({h} > 0.0, {h}, tl.exp(tl.minimum({h}, 0.0)) - 1.0)", ()),
+    "elu": ("F.elu({h})", "tl.where({h} > 0.0, {h}, _expm1(tl.minimum({h}, 0.0)))", ()),
     "leaky_relu": ("F.leaky_relu({h}, {p0})", "tl.where({h} >= 0.0, {h}, {h} * {p0})", ((0.01,), (0.1,), (0.2,))),
     "clamp": ("torch.clamp({h}, {p0}, {p1})", "tl.minimum(tl.maximum({h}, {p0}), {p1})",
               ((-1.0, 1.0), (-0.5, 0.5), (0.0, 6.0), (-2.0, 2.0))),
@@ -112,6 +113,18 @@ class Chain:
     def reduced(self) -> bool:
         return bool(self.ops) and self.ops[-1].kind == "reduce"
 
+    def to_json(self) -> str:
+        return json.dumps({"ops": [[o.kind, o.name, list(o.params), o.operand] for o in self.ops],
+                           "dtype": self.dtype, "shapes": asdict(self.shapes)}, separators=(",", ":"))
+
+    @staticmethod
+    def from_json(text: str) -> Chain:
+        d = json.loads(text)
+        sh = d["shapes"]
+        shapes = Shapes(sh["cols"], tuple(sh["gpu_rows"]), tuple(sh["small_rows"]), sh["small_cols"],
+                        sh.get("in_features", 0))
+        return Chain(tuple(Op(k, n, tuple(p), o) for k, n, p, o in d["ops"]), d["dtype"], shapes)
+
     def difficulty(self) -> str:
         kinds = [op.kind for op in self.ops]
         score = (len(kinds) + 2 * kinds.count("rowop") + kinds.count("reduce") + 2 * kinds.count("linear")
@@ -154,7 +167,7 @@ def sample_chain(rng: random.Random) -> Chain:
         cols = rng.choice((1024, 2048, 4096, 8192))
         small_cols = rng.randint(33, 300)
     in_features = rng.choice((256, 512, 1024)) if linear else 0
-    rows = 16384 if linear else ELEMS[dtype] // cols
+    rows = (16384 if dtype == "fp32" else 65536) if linear else ELEMS[dtype] // cols
     three_d = rng.random() < 0.25
     if three_d:
         batch = rng.choice((8, 16, 32))

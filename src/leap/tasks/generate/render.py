@@ -5,6 +5,19 @@ from __future__ import annotations
 
 from leap.tasks.generate.grammar import BINARY, REDUCES, ROWOPS, TORCH_DTYPE, UNARY, Chain, Op
 
+CHAIN_MARK = "# leap-chain: "
+
+
+def chain_from_source(source: str) -> Chain | None:
+    """The chain a generated task was rendered from (its ``# leap-chain:`` line), or None."""
+    for line in source.splitlines()[:5]:
+        if line.startswith(CHAIN_MARK):
+            try:
+                return Chain.from_json(line[len(CHAIN_MARK):])
+            except (ValueError, KeyError, TypeError):
+                return None
+    return None
+
 
 def _fill(template: str, h: str, op: Op, operand: str = "") -> str:
     params = {f"p{i}": repr(v) for i, v in enumerate(op.params)}
@@ -98,7 +111,8 @@ def render_task(chain: Chain, name: str, split: str = "train") -> str:
             f'LEAP_DTYPE = "{chain.dtype}"', f'LEAP_DIFFICULTY = "{chain.difficulty()}"']
     if chain.has_linear:
         meta.append('LEAP_ALLOWED_OPS = ["linear", "matmul"]')
-    lines = [f'"""Generated fused task: {describe(chain)} ({chain.dtype})."""', "import torch", "import torch.nn as nn"]
+    lines = [f'"""Generated fused task: {describe(chain)} ({chain.dtype})."""', f"{CHAIN_MARK}{chain.to_json()}",
+             "import torch", "import torch.nn as nn"]
     if "F." in "\n".join(body):
         lines.append("import torch.nn.functional as F")
     lines += ["", *meta, "", f"DTYPE = {TORCH_DTYPE[chain.dtype]}", *consts, "", "",

@@ -14,7 +14,15 @@ HELPERS = '''
 def _tanh(v):
     t = tl.exp(-2.0 * tl.abs(v))
     r = (1.0 - t) / (1.0 + t)
-    return tl.where(v >= 0.0, r, -r)
+    v2 = v * v
+    small = v * (1.0 - v2 * (0.3333333333333333 - v2 * 0.13333333333333333))
+    return tl.where(tl.abs(v) < 0.0625, small, tl.where(v >= 0.0, r, -r))
+
+
+@triton.jit
+def _expm1(v):
+    small = v * (1.0 + v * (0.5 + v * (0.16666666666666666 + v * 0.041666666666666664)))
+    return tl.where(tl.abs(v) < 0.01, small, tl.exp(v) - 1.0)
 
 
 @triton.jit
@@ -65,11 +73,17 @@ def _op_lines(op: Op, operand: str) -> list[str]:
     return list(REDUCE_TRITON[op.name])
 
 
-def render_solution(chain: Chain) -> str | None:
-    """Triton ``ModelNew`` source for the chain, or None when the templates do not cover it."""
+def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
+                    operand_names: list[str] | None = None) -> str | None:
+    """Triton ``ModelNew`` source for the chain, or None when the templates do not cover it.
+
+    ``init`` (constructor arguments, body lines) and ``operand_names`` (one per binary op, e.g.
+    ``self.bias`` or an input name) override the generator's own, to match a hand-written ``Model``."""
     if not covered(chain):
         return None
     operands = _operands(chain)
+    if operand_names is not None:
+        operands = [(i, op, name) for (i, op, _), name in zip(operands, operand_names, strict=True)]
     ptrs = ["x"] + [f"o{k}" for k in range(len(operands))]
     kernel = ["@triton.jit",
               "def _fused_rows(" + ", ".join(f"{p}_ptr" for p in ptrs) + ", out_ptr, n_cols, BLOCK: tl.constexpr):",
@@ -86,7 +100,7 @@ def render_solution(chain: Chain) -> str | None:
         kernel.append("    tl.store(out_ptr + row, r.to(out_ptr.dtype.element_ty))")
     else:
         kernel.append("    tl.store(out_ptr + row * n_cols + cols, h.to(out_ptr.dtype.element_ty), mask=mask)")
-    init_args, init_body, _ = _init_lines(chain)
+    init_args, init_body = init if init is not None else _init_lines(chain)[:2]
     args = ["x"] + [n for _, _, n in operands if not n.startswith("self.")]
     call_args = ["x"] + [f"{n}.contiguous()" for _, _, n in operands]
     out_shape = "x.shape[:-1]" if chain.reduced else "x.shape"
