@@ -126,3 +126,25 @@ def test_logprob_alignment_with_built_batch():
     assert torch.equal(touched, expected)
     h = token_entropy(logits.detach())
     assert h.shape == b.input_ids.shape and float(h[0, 0]) == 0.0 and torch.all(h[:, 1:] > 0)
+
+
+@pytest.mark.gpu
+def test_cuda_bf16_matches_cpu_fp32():
+    """On a GPU with bf16 logits (as the trainer runs), loss and gradients agree with the CPU in fp32."""
+    g = torch.Generator().manual_seed(0)
+    samples = [TurnSample(list(range(1, 40)), list(range(100, 100 + n)), a)
+               for n, a in ((50, 1.0), (20, -0.5), (64, 0.25))]
+    b = build_batch(samples, pad_id=0)
+    logits = torch.randn(3, b.input_ids.shape[1], 32000, generator=g).to(torch.bfloat16).float()
+    results = []
+    for device in ("cpu", "cuda"):
+        x = logits.to(device=device, dtype=torch.bfloat16 if device == "cuda" else torch.float32).detach()
+        x.requires_grad_()
+        bd = b.to(device)
+        lp = gather_logprobs(x, bd.input_ids)
+        old = lp.detach() + 0.05
+        out = policy_loss(lp, old, bd.advantages, bd.loss_mask, LossConfig(kl_coef=0.1), ref_logprobs=old)
+        out.loss.backward()
+        results.append((out.loss.item(), x.grad.float().cpu()))
+    assert results[1][0] == pytest.approx(results[0][0], rel=1e-3, abs=1e-5)
+    assert torch.allclose(results[1][1], results[0][1], atol=1e-4, rtol=2e-2)

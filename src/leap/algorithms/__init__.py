@@ -11,7 +11,7 @@ from leap.algorithms.tournament import Outcome, compare, outcome, tournament_adv
 __all__ = [
     "CreditConfig", "DCPConfig", "DCPStats", "LossConfig", "LossOutputs", "Outcome", "PackedBatch",
     "RewardConfig", "TurnSample", "batch_credits", "build_batch", "compare", "dcp_decide", "dcp_step_stats",
-    "gather_logprobs", "group_advantages", "group_credits", "group_normalize", "needs_turn",
-    "outcome", "policy_loss",
-    "scalar_advantages", "token_entropy", "tournament_advantages", "turn_samples", "turn_score",
+    "gather_logprobs", "group_advantages", "group_credits", "group_normalize", "needs_turn", "outcome",
+    "policy_loss", "scalar_advantages", "token_entropy", "tournament_advantages", "turn_samples",
+    "turn_score",
 ]
