@@ -26,6 +26,11 @@ import torch
 
 from leap.sandbox import child_timing
 
+try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
+    from leap.sandbox import detectors as _D
+except ImportError:  # pragma: no cover - module not there: no run-time detectors
+    _D = None
+
 _save = torch.save
 _load = torch.load
 _perf = time.perf_counter
@@ -234,18 +239,27 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     trials = []
     local = bool(job.get("child_checks", True))
+    rot = _D.InputRotation() if _D is not None else None
+    problems: list[str] = []
+    n_fp = int(job.get("fingerprint_trials", 1))
     for i, trial in enumerate(job.get("trials", [])):
         rec = {"name": trial["name"]}
         runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
         first = None
         for r in range(runs):
             inputs = _load(trial["inputs"], weights_only=True, map_location=device)
+            if rot is not None:  # same buffers every trial: pointer/shape caches go stale
+                inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
             _poison(device, int(job.get("poison_bytes", 0)), POISONS[r], r)
             with torch.no_grad():
-                out = _stage("run", model, *inputs)
-                if device == "cuda":
-                    _stage("run", _sync)
+                if _D is not None:
+                    out, probs = _stage("run", _D.guarded_call, model, inputs, device, i < n_fp and r == 0)
+                    problems += probs
+                else:
+                    out = _stage("run", model, *inputs)
+                    if device == "cuda":
+                        _stage("run", _sync)
             if local:  # bitwise checks here, with functions bound before the candidate loaded
                 if r == 0:
                     rec["inputs_unchanged"] = _bits_equal(kept, inputs)
@@ -262,11 +276,18 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
                 rec["inputs_after"] = after
         trials.append(rec)
     stages["run"] = _perf() - t0
+    if _D is not None:
+        problems += _D.integrity_problems()
+    if problems:
+        return {"ok": False, "stage": "rejected", "problems": problems[:10], "stages": stages, "isolation": iso}
     result = {"ok": True, "stage": "done", "trials": trials, "stages": stages, "isolation": iso,
               "builds": builds}
     timing = job.get("timing")
     if timing and device == "cuda":
         result["timing"] = _time(model, job, conn, timing, stages)
+        late = _D.integrity_problems() if _D is not None else []
+        if late:
+            return {"ok": False, "stage": "rejected", "problems": late[:10], "stages": stages, "isolation": iso}
     return result
 
 
@@ -336,3 +357,7 @@ def _to_cpu(obj):
     if isinstance(obj, list | tuple):
         return type(obj)(_to_cpu(o) for o in obj) if isinstance(obj, list) else tuple(_to_cpu(o) for o in obj)
     return obj
+
+
+if _D is not None:
+    _D.register_harness(sys.modules[__name__], child_timing)

@@ -47,6 +47,8 @@ class SandboxConfig(BaseModel):
                               "(capped at half the free GPU memory)")
     child_checks: bool = Field(True, description="input-unchanged and poison bit-identity checked in the child "
                                "(with functions bound before candidate code; no tensor round-trip) instead of by the judge")
+    fingerprint_trials: int = Field(1, ge=0, description="GPU: trials whose output is fingerprinted before and "
+                                    "after a device sync (side-stream detector; hashes the output on the host)")
     tolerances: Tolerance = Field(default_factory=Tolerance)
     # timing (GPU only)
     kernel_fraction: float = Field(0.5, ge=0, le=1, description="min share of GPU time in custom kernels")

@@ -186,7 +186,8 @@ class Scheduler:
                       "kernel_fraction": cfg.kernel_fraction > 0}
         job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
-               "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks, "timing": timing, "ext_cache": self.ext_cache,
+               "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks,
+               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "ext_cache": self.ext_cache,
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
         held: list[threading.Lock] = []

@@ -111,7 +111,15 @@ def load_output(path: str, private_dir: str, device: str = "cpu"):
 
 
 def verdict_from_failure(result: dict, base: dict) -> Verdict:
-    """A child that answered with an error: compile_error or runtime_error with readable feedback."""
+    """A child that answered with an error: compile_error or runtime_error with readable feedback, or
+    rejected when the run-time detectors objected (generic words for the policy, specifics in detail)."""
+    if result.get("stage") == "rejected":
+        try:
+            from leap.sandbox.detectors import GENERIC_FEEDBACK as generic
+        except ImportError:
+            generic = "The solution was rejected by the sandbox's run-time checks."
+        return Verdict(status="rejected", compiled=True, **base, feedback=generic,
+                       detail="; ".join(str(p) for p in result.get("problems") or [])[:3000])
     err = result.get("error") or {}
     stage, kind, msg = result.get("stage", ""), err.get("kind", "Error"), err.get("message", "")
     tb = err.get("traceback", "")
