@@ -351,3 +351,27 @@ def test_cpp_source_checks():
                        ("auto y = at::matmul(x, x);", "torch_compute"), ("auto y = x.sum();", "torch_compute")]:
         src = triton_src(LAUNCH + "return out", extra=f'\nCU = r"""\n__global__ void k() {{}}\nvoid f() {{ {body} }}\n"""\n')
         assert_rejected(src, rule)
+
+
+def test_module_level_and_lazy_kernels_are_found():
+    head = ('import cupy as cp\nimport torch\nimport torch.nn as nn\n'
+            'SRC = r"""extern "C" __global__ void k(const float* x, float* y, long long n) { }"""\n')
+    fwd = ("    def forward(self, x):\n        y = torch.empty_like(x)\n        n = x.numel()\n"
+           "        with cp.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream):\n"
+           "            KERNEL(((n + 255) // 256,), (256,), (x.data_ptr(), y.data_ptr(), cp.int64(n)))\n"
+           "        return y\n")
+    module_level = head + '_k = cp.RawKernel(SRC, "k")\n\n\nclass ModelNew(nn.Module):\n' + fwd.replace("KERNEL", "_k")
+    assert_ok(module_level, "cuda_nvrtc")
+    via_module = (head + '_mod = cp.RawModule(code=SRC)\n_k = _mod.get_function("k")\n\n\nclass ModelNew(nn.Module):\n'
+                  + fwd.replace("KERNEL", "_k"))
+    assert_ok(via_module, "cuda_nvrtc")
+    lazy = (head + "\n\nclass ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.k = None\n\n" + fwd.replace(
+                "        y = torch.empty_like(x)\n",
+                "        if self.k is None:\n            self.k = cp.RawKernel(SRC, 'k')\n"
+                "        y = torch.empty_like(x)\n").replace("KERNEL", "self.k"))
+    assert_ok(lazy, "cuda_nvrtc")
+    ext = ('import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n'
+           'ext = load_inline(name="e", cpp_sources="", cuda_sources="__global__ void k() {}", functions=["f"])\n\n\n'
+           'class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.f(x)\n')
+    assert_ok(ext, "cuda_inline")

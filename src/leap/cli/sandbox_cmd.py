@@ -65,14 +65,14 @@ def audit(
     wall = time.monotonic() - t0
     table = Table(title=f"sandbox audit ({device})")
     for col in ("case", "expected", "got", "ok", "s"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "case")
     for r in results:
         ok = r.ok or (gate_only and r.got == "passed_gate" and r.case.expect != ("rejected",))
         table.add_row(r.case.id, "|".join(r.case.expect), r.got, "[green]yes[/]" if ok else "[red]NO[/]",
                       f"{r.seconds:.1f}")
     for c in skipped:
         table.add_row(c.id, "|".join(c.expect), "needs GPU", "-", "")
-    Console().print(table)
+    Console(width=max(Console().width, 110)).print(table)
     summary = summarize(results, skipped, gate_only)
     console.print(summary_line(summary, wall))
     if out is not None:

@@ -39,6 +39,8 @@ def call_kind(dp: DataPath, e: ast.Call, env: dict[str, str], stmt) -> str:
             return _class_call(dp, f.id, argk)
         if f.id in dp.ix.functions:
             return _user_call(dp, (None, f.id), argk, e)
+        if f.id in dp.module_kinds:
+            return _call_kind_of(dp, e, dp.module_kinds[f.id], argk, tensor_arg)
         return _builtin(dp, e, f.id, argk, tensor_arg)
     if isinstance(f, ast.Attribute):
         base = f.value
