@@ -1,0 +1,106 @@
+"""Share of a forward call's GPU time spent in the candidate's own kernels (DESIGN.md §3 step 1).
+
+Runs inside the candidate's child on a GPU. ``torch.profiler`` records every GPU kernel (and memcpy/
+memset) of a few forward calls; a kernel counts as custom when its name is one of the kernels the
+candidate's source defines (``@triton.jit`` functions, ``__global__`` functions), or, when no names can
+be read from the source, when it does not look like a PyTorch/cuBLAS/cuDNN/CUTLASS library kernel.
+The verifier rejects a candidate below the configured share (default 0.5).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import torch
+
+_sync = torch.cuda.synchronize
+_no_grad = torch.no_grad
+
+GLOBAL_FN = re.compile(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?(?:inline\s+)?"
+                       r"void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)")
+TRITON_DECOS = ("jit", "autotune", "heuristics")
+LIBRARY = re.compile(
+    r"(^|\W)(at::|at_cuda_detail|c10::|cub::|cutlass|cublas|cudnn|cunn_|nvjet|xmma|gemm|gemv|"
+    r"splitKreduce|sm\d+_|ampere_|volta_|turing_|hopper_|elementwise_kernel|reduce_kernel|"
+    r"softmax_warp|fused_dropout|indexSelect|CatArrayBatched|nchwToNhwc|nhwcToNchw|"
+    r"triton_(poi|red|per|tem|for)_|flash_fwd|fmha|memcpy|memset|Memcpy|Memset|ncclDevKernel)",
+)
+
+NAMESPACED = re.compile(r"(at::|c10::|cub::|cutlass|cublas|cudnn|nvjet|xmma|[Mm]emcpy|[Mm]emset)")
+
+
+def kernel_names_from_source(source: str | None) -> set[str]:
+    """Names of the kernels a candidate defines: ``@triton.jit`` (and autotune/heuristics-wrapped) Python
+    functions and ``__global__`` functions in any CUDA source text (strings included)."""
+    if not source:
+        return set()
+    names = set(GLOBAL_FN.findall(source))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return names | set(re.findall(r"@\s*(?:triton\s*\.\s*)?jit\b[^\n]*\n(?:\s*@[^\n]*\n)*\s*def\s+(\w+)", source))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                last = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if last in TRITON_DECOS:
+                    names.add(node.name)
+    return names
+
+
+def is_library_kernel(name: str) -> bool:
+    """Whether a GPU kernel name looks like PyTorch's, cuBLAS's, cuDNN's, CUTLASS's, inductor's or a copy."""
+    return bool(LIBRARY.search(name))
+
+
+def matches_custom(name: str, custom: Iterable[str]) -> bool:
+    """Whether kernel ``name`` (plain, demangled ``f(float*, int)`` or mangled ``_Z1fPfi``) is one of ``custom``.
+    A library-namespaced kernel never is, whatever the candidate named its own kernels."""
+    if NAMESPACED.search(name):
+        return False
+    for k in custom:
+        if name == k or f"{len(k)}{k}" in name or re.search(rf"(^|[^\w]){re.escape(k)}($|[^\w])", name):
+            return True
+    return False
+
+
+def fraction_from_kernels(kernels: Sequence[tuple[str, float]], custom_names: Iterable[str]) -> float:
+    """Share of the summed durations spent in custom kernels (pure; ``kernels``: (name, microseconds))."""
+    names = set(custom_names)
+    total = sum(max(0.0, us) for _, us in kernels)
+    if total <= 0:
+        return 0.0
+    if names:
+        custom = sum(max(0.0, us) for n, us in kernels if matches_custom(n, names))
+    else:
+        custom = sum(max(0.0, us) for n, us in kernels if not is_library_kernel(n))
+    return custom / total
+
+
+def profile_kernels(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3) -> list[tuple[str, float]]:
+    """(name, microseconds) of every GPU kernel/memcpy/memset that ``iters`` calls of ``fn(*args)`` ran."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    with _no_grad():
+        fn(*args)  # first-call compilation/autotuning stays out of the profile
+        _sync()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(max(1, iters)):
+                fn(*args)
+            _sync()
+    out = []
+    for ev in prof.events():
+        if getattr(ev, "device_type", None) == DeviceType.CUDA:
+            out.append((ev.name, float(ev.time_range.elapsed_us())))
+    return out
+
+
+def custom_kernel_fraction(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
+                           iters: int = 3) -> float:
+    """Share (0..1) of ``fn(*args)``'s GPU time spent in custom kernels (names from ``source`` when given)."""
+    return fraction_from_kernels(profile_kernels(fn, args, iters), kernel_names_from_source(source))

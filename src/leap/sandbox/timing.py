@@ -1,0 +1,138 @@
+"""GPU timing of a forward call (DESIGN.md §3 step 4). Runs inside the candidate's child process.
+
+Every timer and CUDA function used here is bound at import, which happens in the forkserver before
+any candidate code is loaded, so a candidate that patches ``time.perf_counter`` or
+``torch.cuda.Event`` afterwards does not change what this module measures.
+
+Protocol: warm-up calls; before each sample the L2 cache is flushed by writing a buffer of at least
+twice its size (queried from the device properties); CUDA events around the call on the current
+stream; the median of >= 30 samples. A second measurement on the host clock with device-wide
+synchronizes must agree with the event median: per call (L2 flushed, synchronize before and after;
+median) and over a batch of back-to-back calls (one synchronize at the end). Work hidden on side
+streams is invisible to the events but not to a device-wide synchronize.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+_perf = time.perf_counter
+_Event = torch.cuda.Event
+_sync = torch.cuda.synchronize
+_props = torch.cuda.get_device_properties
+_current_device = torch.cuda.current_device
+_empty = torch.empty
+_int8 = torch.int8
+_median = statistics.median
+_no_grad = torch.no_grad
+
+DEFAULT_L2_BYTES = 128 << 20  # when the device properties do not say (larger than any current GPU's L2)
+
+
+@dataclass
+class TimingResult:
+    """Microseconds per call. ``host_us``: median per call on the host clock; ``host_batch_us``: per call
+    over a back-to-back batch. ``host_agrees`` is False when the host clock saw much more time than the
+    events (work outside the measured stream)."""
+
+    median_us: float
+    host_us: float | None
+    samples: int
+    min_us: float
+    max_us: float
+    mean_us: float
+    std_us: float
+    flush_bytes: int
+    host_agrees: bool = True
+    host_batch: int = 0
+    host_batch_us: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def l2_cache_bytes(device: int | None = None) -> int:
+    """The device's L2 cache size in bytes (`DEFAULT_L2_BYTES` when the properties do not report it)."""
+    try:
+        size = int(getattr(_props(_current_device() if device is None else device), "L2_cache_size", 0))
+    except Exception:  # noqa: BLE001 - no device / old torch
+        size = 0
+    return size if size > 0 else DEFAULT_L2_BYTES
+
+
+def l2_flush_bytes(device: int | None = None, factor: float = 2.0) -> int:
+    """Bytes to write before each sample: ``factor`` (>= 2) times the L2 size, rounded up to 1 MiB."""
+    n = int(max(factor, 2.0) * l2_cache_bytes(device))
+    return ((n + (1 << 20) - 1) >> 20) << 20
+
+
+def summarize(samples_us: Sequence[float]) -> dict[str, float]:
+    """Median, min, max, mean and standard deviation of samples (microseconds)."""
+    xs = [float(x) for x in samples_us]
+    if not xs:
+        raise ValueError("no timing samples")
+    mean = sum(xs) / len(xs)
+    std = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
+    return {"median_us": _median(xs), "min_us": min(xs), "max_us": max(xs), "mean_us": mean, "std_us": std}
+
+
+def host_agrees(event_us: float, host_us: float | None, tolerance: float = 0.10, slack_us: float = 100.0) -> bool:
+    """Whether the host-clock time per call fits the event median: ``host <= event * (1 + tol) + slack``.
+    Only excess host time is suspicious (the batch runs with a warm L2 and overlapping launches)."""
+    if host_us is None:
+        return True
+    return host_us <= event_us * (1.0 + tolerance) + slack_us
+
+
+def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5, samples: int = 30,
+                 flush_l2: bool = True, host_tolerance: float = 0.10, host_slack_us: float = 100.0,
+                 host_batch: int = 10) -> TimingResult:
+    """Time ``fn(*args)`` on the current CUDA device (see the module docstring); no autograd."""
+    samples = max(1, int(samples))
+    flush_bytes = l2_flush_bytes() if flush_l2 else 0
+    flush = _empty(flush_bytes, dtype=_int8, device="cuda") if flush_bytes else None
+    with _no_grad():
+        for _ in range(max(0, int(warmup))):
+            fn(*args)
+        _sync()
+        times: list[float] = []
+        for i in range(samples):
+            if flush is not None:
+                flush.fill_(i & 0x7F)
+            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            start.record()
+            fn(*args)
+            end.record()
+            _sync()
+            times.append(start.elapsed_time(end) * 1000.0)
+        stats = summarize(times)
+        host = host_b = None
+        if host_batch > 0:  # per call: flush, device-wide sync, call, device-wide sync (cold L2, like events)
+            per_call = []
+            for i in range(max(5, host_batch)):
+                if flush is not None:
+                    flush.fill_(i & 0x7F)
+                _sync()
+                t0 = _perf()
+                fn(*args)
+                _sync()
+                per_call.append((_perf() - t0) * 1e6)
+            host = _median(per_call)
+            t0 = _perf()  # back to back: a batch of calls, one device-wide sync at the end
+            for _ in range(host_batch):
+                fn(*args)
+            _sync()
+            host_b = (_perf() - t0) * 1e6 / host_batch
+    del flush
+    med = stats["median_us"]
+    agree = host_agrees(med, host, host_tolerance, host_slack_us) and \
+        host_agrees(med, host_b, host_tolerance, host_slack_us)
+    return TimingResult(samples=samples, flush_bytes=flush_bytes, host_us=host, host_batch_us=host_b,
+                        host_batch=host_batch, host_agrees=agree, **stats)

@@ -1,0 +1,71 @@
+"""Pure parts of the GPU measurements: kernel names from sources, custom share, timing statistics."""
+
+import pytest
+
+from leap.sandbox.kernel_fraction import (
+    fraction_from_kernels,
+    is_library_kernel,
+    kernel_names_from_source,
+    matches_custom,
+)
+from leap.sandbox.timing import host_agrees, summarize
+
+SRC = '''
+import triton
+import triton.language as tl
+CUDA = r"""
+extern "C" __global__ void relu_k(const float* x, float* y, int n) { }
+template <int B> __global__ __launch_bounds__(256) void row_sum(float* x) { }
+"""
+@triton.autotune(configs=[], key=["n"])
+@triton.jit
+def fused_add(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+def helper(x):
+    return x
+'''
+
+
+def test_kernel_names_from_source():
+    assert kernel_names_from_source(SRC) == {"relu_k", "row_sum", "fused_add"}
+    assert kernel_names_from_source(None) == set()
+    assert kernel_names_from_source("@triton.jit\ndef k(:\n") == {"k"}  # unparsable: text fallback
+
+
+@pytest.mark.parametrize("name,custom", [
+    ("fused_add", True), ("relu_k", True), ("_Z7row_sumILi256EEvPf", True), ("row_sum<256>(float*)", True),
+    ("helper", False), ("fused_add_2", False),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::relu_k>(int)", False),
+])
+def test_matches_custom(name, custom):
+    assert matches_custom(name, {"relu_k", "row_sum", "fused_add"}) is custom
+
+
+@pytest.mark.parametrize("name,lib", [
+    ("void at::native::vectorized_elementwise_kernel<4, float>(int, float*)", True),
+    ("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32", True), ("nvjet_tst_128x64_64x8", True),
+    ("Memcpy HtoD (Pageable -> Device)", True), ("triton_poi_fused_add_relu_0", True),
+    ("my_fused_kernel", False), ("relu_k", False),
+])
+def test_library_kernels(name, lib):
+    assert is_library_kernel(name) is lib
+
+
+def test_fraction():
+    ks = [("fused_add", 80.0), ("sm90_xmma_gemm_x", 20.0)]
+    assert fraction_from_kernels(ks, {"fused_add"}) == pytest.approx(0.8)
+    assert fraction_from_kernels(ks, set()) == pytest.approx(0.8)  # no names: everything non-library
+    assert fraction_from_kernels([("ampere_sgemm", 90.0), ("fused_add", 10.0)], {"fused_add"}) == pytest.approx(0.1)
+    assert fraction_from_kernels([], {"x"}) == 0.0
+
+
+def test_timing_statistics_and_host_agreement():
+    s = summarize([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert s["median_us"] == 3.0 and s["min_us"] == 1.0 and s["max_us"] == 5.0 and s["mean_us"] == 3.0
+    with pytest.raises(ValueError):
+        summarize([])
+    assert host_agrees(1000.0, 1090.0, tolerance=0.10, slack_us=0.0)
+    assert not host_agrees(1000.0, 1200.0, tolerance=0.10, slack_us=0.0)
+    assert host_agrees(10.0, 60.0)  # launch + synchronize overhead within the default slack
+    assert not host_agrees(10.0, 3000.0)
+    assert host_agrees(10.0, None)
