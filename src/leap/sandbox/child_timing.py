@@ -67,11 +67,12 @@ def measure(model, inputs, cfg: dict) -> dict:
     """Median runtime of ``model(*inputs)`` in microseconds (+ host-clock cross-check)."""
     warmup, samples, flush = int(cfg.get("warmup", 5)), int(cfg.get("samples", 30)), bool(cfg.get("flush_l2", True))
     if judge_timing is not None and hasattr(judge_timing, "time_forward"):
-        res = judge_timing.time_forward(model, inputs, warmup=warmup, samples=samples, flush_l2=flush)
-        out = res if isinstance(res, dict) else {k: getattr(res, k) for k in ("median_us", "host_us")
-                                                 if hasattr(res, k)}
+        res = judge_timing.time_forward(model, inputs, warmup=warmup, samples=samples, flush_l2=flush,
+                                        host_tolerance=float(cfg.get("host_tolerance", 0.10)),
+                                        host_slack_us=float(cfg.get("host_slack_us", 100.0)))
+        out = res.to_dict() if hasattr(res, "to_dict") else dict(res)
     else:
         out = fallback_measure(model, inputs, warmup, samples, flush)
     if cfg.get("kernel_fraction") and judge_kf is not None and hasattr(judge_kf, "custom_kernel_fraction"):
-        out["kernel_fraction"] = float(judge_kf.custom_kernel_fraction(model, inputs))
+        out["kernel_fraction"] = float(judge_kf.custom_kernel_fraction(model, inputs, source=cfg.get("source")))
     return out

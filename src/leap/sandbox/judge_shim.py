@@ -82,7 +82,18 @@ def load_task_module(source: str, name: str) -> types.ModuleType:
     return mod
 
 
+def init_inputs(module: types.ModuleType, seed: int) -> list:
+    fn = _judge("task_module", "init_inputs")
+    if fn is not None:
+        return list(fn(module, seed))
+    torch.manual_seed(seed)
+    return list(module.get_init_inputs())
+
+
 def build_reference(module: types.ModuleType, init_inputs: list, seed: int, device: str):
+    fn = _judge("task_module", "build_model")
+    if fn is not None:
+        return fn(module, init_inputs, seed, device)
     torch.manual_seed(seed)
     return module.Model(*init_inputs).to(device)  # train mode, like the candidate (KernelBench)
 
@@ -155,10 +166,11 @@ def _flat(obj) -> list:
     return [obj]
 
 
-def compare_outputs(ref, out, *, dtype: str, tol: float | None, rtol: float | None, atol: float | None) -> Compared:
+def compare_outputs(ref, out, *, dtype: str, tol: float | None, rtol: float | None, atol: float | None,
+                    tolerances: dict | None = None) -> Compared:
     fn = _judge("compare", "compare_outputs")
     if fn is not None:
-        r = fn(ref, out, dtype=dtype, rtol=rtol if rtol is not None else tol, atol=atol if atol is not None else tol)
+        r = fn(ref, out, dtype=dtype, rtol=rtol, atol=atol, tolerances=tolerances)
         return Compared(bool(r.ok), getattr(r, "message", ""), getattr(r, "max_abs_error", None),
                         getattr(r, "max_rel_error", None))
     refs, outs = _flat(ref), _flat(out)
@@ -237,8 +249,20 @@ def bit_identical(a, b) -> bool:
 def trim_compiler_error(text: str, limit: int = 1500) -> str:
     fn = _judge("feedback", "trim_compiler_error")
     if fn is not None:
-        return fn(text)
+        return fn(text, limit=limit)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     errs = [ln for ln in lines if re.search(r"error|Error", ln)]
     body = "\n".join(errs[:12] or lines[-12:])
     return body[:limit]
+
+
+def mismatch_feedback(cmp: Compared, trial_index: int, variant: str, n_trials: int) -> str:
+    fn = _judge("feedback", "mismatch_feedback")
+    if fn is not None:
+        return fn(cmp, trial_index, variant, n_trials)
+    return f"Incorrect output on trial {trial_index + 1} of {n_trials} ({variant} inputs): {cmp.message}"
+
+
+def speed_feedback(runtime_us, eager_us, compile_us, n_trials: int) -> str | None:
+    fn = _judge("feedback", "speed_feedback")
+    return fn(runtime_us, eager_us, compile_us, n_trials) if fn is not None else None

@@ -183,7 +183,8 @@ class Scheduler:
                 ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
             stages["ref_timing"] = time.monotonic() - t1
             timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
-                      "kernel_fraction": cfg.kernel_fraction > 0}
+                      "kernel_fraction": cfg.kernel_fraction > 0, "source": source,
+                      "host_tolerance": cfg.host_clock_tolerance, "host_slack_us": cfg.host_clock_slack_us}
         job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
                "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks,

@@ -47,8 +47,7 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> 
     """Trial inputs from a secret per-evaluation seed, and reference outputs computed here."""
     module = J.load_task_module(task.source, task.name)
     small = device == "cpu"
-    torch.manual_seed(INIT_SEED)
-    init_inputs = list(module.get_init_inputs())
+    init_inputs = J.init_inputs(module, INIT_SEED)
     dev = f"cuda:{gpu}" if device == "cuda" and gpu is not None else device
     model = J.build_reference(module, init_inputs, INIT_SEED, dev)
     seed = secrets.randbits(62)
@@ -169,13 +168,15 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
                            feedback="forward must return a tensor or a tuple/list of tensors.",
                            detail=f"{type(exc).__name__}: {exc}"), None
-        cmp = J.compare_outputs(ref, out, dtype=task.dtype, tol=tol, rtol=task.rtol, atol=task.atol)
+        cmp = J.compare_outputs(ref, out, dtype=task.dtype, tol=tol, rtol=task.rtol, atol=task.atol,
+                                tolerances=config.tolerances.model_dump())
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
         if not cmp.ok:
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
-                           feedback=f"Incorrect output on trial {i + 1} ({trial.name} inputs): {cmp.message}"), cmp
+                           feedback=J.mismatch_feedback(cmp, i, getattr(trial, "variant", "") or trial.name,
+                                                        len(prep.trials))), cmp
         if (out_b is not None and not J.bit_identical(out, out_b)) or rec.get("poison_identical") is False:
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            feedback="Outputs differ between two runs on the same inputs: the kernel reads "
@@ -208,7 +209,9 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     extra = dict(trials=n_trials, max_abs_error=cmp.max_abs_error if cmp else None,
                  max_rel_error=cmp.max_rel_error if cmp else None)
     host = timing.get("host_us")
-    if host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) + config.host_clock_slack_us:
+    disagree = timing.get("host_agrees") is False or (
+        host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) + config.host_clock_slack_us)
+    if disagree:
         return Verdict(status="rejected", compiled=True, runtime_us=rt, **base, **extra,
                        feedback="Timing is inconsistent: work appears to run outside the measured stream.",
                        detail=f"events {rt:.1f} us vs host {host:.1f} us")
@@ -219,14 +222,17 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
                                          "kernels must carry the computation.")
     se = eager / rt if eager and rt > 0 else None
     sc = comp / rt if comp and rt > 0 else None
-    fb = f"Correct on {n_trials} trials. Runtime {rt:.1f} us"
-    if se:
-        fb += f"; speedup {se:.2f}x vs PyTorch eager ({eager:.1f} us)"
-    if sc:
-        fb += f", {sc:.2f}x vs torch.compile ({comp:.1f} us)"
+    fb = J.speed_feedback(rt, eager, comp, n_trials)
+    if fb is None:
+        fb = f"Correct on {n_trials} trials. Runtime {rt:.1f} us"
+        if se:
+            fb += f"; speedup {se:.2f}x vs PyTorch eager ({eager:.1f} us)"
+        if sc:
+            fb += f", {sc:.2f}x vs torch.compile ({comp:.1f} us)"
+        fb += "."
     return Verdict(status="ok", correct=True, compiled=True, runtime_us=rt, ref_runtime_us=eager,
                    ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
-                   custom_kernel_fraction=frac, **base, **extra, feedback=fb + ".")
+                   custom_kernel_fraction=frac, **base, **extra, feedback=fb)
 
 
 def harness_error(exc: BaseException, base: dict) -> Verdict:
