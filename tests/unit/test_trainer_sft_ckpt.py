@@ -73,6 +73,10 @@ def test_sft_learns_and_checkpoints(tiny_path, tmp_path):
     assert rows[-1]["loss"] < 0.7 * rows[0]["loss"]
     assert resolve_checkpoint(tmp_path / "ck").name == "step-15"
     assert (tmp_path / "ck" / "step-15" / "adapter" / "adapter_config.json").is_file()
+    # RL starts from the SFT weights with model.init_from
+    saved = torch.load(tmp_path / "ck" / "step-15" / "trainable.pt")
+    started = load_policy(cfg.model.model_copy(update={"init_from": str(tmp_path / "ck")}), torch.device("cpu"))
+    assert all(torch.equal(saved[k], v) for k, v in started.trainable_state().items())
 
 
 @pytest.mark.parametrize("line, expected", [

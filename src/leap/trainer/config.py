@@ -57,6 +57,7 @@ class ModelConfig(_Strict):
     gradient_checkpointing: bool = False
     attn_implementation: str | None = Field(None, description="e.g. sdpa, flash_attention_2")
     trust_remote_code: bool = False
+    init_from: str | None = Field(None, description="checkpoint whose trained weights start the run (e.g. leap sft's)")
 
     @model_validator(mode="after")
     def _one_source(self) -> ModelConfig:

@@ -125,6 +125,14 @@ def load_policy(cfg: ModelConfig, device: torch.device, *, keep_reference: bool 
         if cfg.finetune == "lora" and hasattr(model, "enable_input_require_grads"):
             model.enable_input_require_grads()
     model.to(device)
+    if cfg.init_from:
+        from leap.trainer.checkpoint import load_checkpoint
+
+        try:
+            load_checkpoint(cfg.init_from, policy=PolicyModel(model, tokenizer, cfg.finetune == "lora"),
+                            restore_rng=False)
+        except ValueError as exc:
+            raise ConfigError(f"model.init_from: {exc}") from None
     n_train = sum(p.numel() for p in model.parameters() if p.requires_grad)
     n_all = sum(p.numel() for p in model.parameters())
     info = {"trainable_params": n_train, "total_params": n_all, "dtype": str(dtype).replace("torch.", ""),

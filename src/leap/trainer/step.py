@@ -11,7 +11,6 @@ constant normaliser (``constant``) of its whole optimizer batch, so ``micro_batc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 
 import torch
 
@@ -20,6 +19,7 @@ from leap.algorithms.credit import batch_credits
 from leap.algorithms.loss import policy_loss
 from leap.rollout.records import Group
 from leap.trainer.config import TrainConfig
+from leap.trainer.distributed import Dist
 from leap.trainer.model import PolicyModel
 from leap.trainer.optim import clip_grad
 from leap.trainer.tokens import token_logprobs
@@ -101,31 +101,40 @@ def accumulate(policy: PolicyModel, samples: list[TurnSample], cfg: TrainConfig,
 
 def train_on_groups(policy: PolicyModel, optimizer, scheduler, groups: Sequence[Group], cfg: TrainConfig,
                     device, params: list[torch.nn.Parameter] | None = None,
-                    sync=nullcontext) -> dict[str, float]:
+                    dist: Dist | None = None) -> dict[str, float]:
     """Credits -> samples -> ``passes_per_batch`` passes of optimizer steps. Returns averaged metrics.
 
-    ``sync`` is a context factory wrapping each backward pass (e.g. accelerate's ``no_sync`` control).
+    ``dist`` (data parallel): gradients are averaged across processes before each optimizer step, and
+    every process runs as many optimizer steps as the busiest one (extra ones with zero gradients).
     """
     params = params if params is not None else policy.trainable_parameters()
     credits = batch_credits(groups, cfg.reward, cfg.credit)
     samples = turn_samples(groups, credits)
-    if not samples:
+    dist = dist or Dist()
+    batches = optimizer_batches(samples, cfg) if samples else []
+    n_batches = dist.max_int(len(batches), torch.device(device))
+    if n_batches == 0:
         return {"train_samples": 0}
-    batches = optimizer_batches(samples, cfg)
     olds = None
     if cfg.optim.passes_per_batch > 1:
         olds = [_old_logprobs(policy, _chunks(b, cfg.optim.micro_batch_size), cfg, device) for b in batches]
     policy.model.train()
     rows: list[dict[str, float]] = []
     for _ in range(cfg.optim.passes_per_batch):
-        for bi, b in enumerate(batches):
+        for bi in range(n_batches):
             optimizer.zero_grad(set_to_none=True)
-            with sync():
-                m = accumulate(policy, b, cfg, device, olds[bi] if olds else None)
-            m["grad_norm"] = clip_grad(params, cfg.optim.grad_clip)
+            m = None
+            if bi < len(batches):
+                m = accumulate(policy, batches[bi], cfg, device, olds[bi] if olds else None)
+            dist.average_gradients(params)
+            grad_norm = clip_grad(params, cfg.optim.grad_clip)
             optimizer.step()
-            rows.append(m)
+            if m is not None:
+                m["grad_norm"] = grad_norm
+                rows.append(m)
     scheduler.step()
+    if not rows:
+        return {"train_samples": 0, "lr": scheduler.get_last_lr()[0]}
     out = {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
     out["ratio_max"] = max(r["ratio_max"] for r in rows)
     out["train_tokens"] = sum(r["train_tokens"] for r in rows) / cfg.optim.passes_per_batch

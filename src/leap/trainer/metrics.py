@@ -1,0 +1,48 @@
+"""Per-step rollout measures from finished groups: reward and advantage statistics, Acc@turn, tokens,
+verdict mix. (DCP counters come from `leap.algorithms.dcp.dcp_step_stats`.)"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from leap.algorithms.credit import group_advantages
+from leap.algorithms.scalar import trajectory_reward
+from leap.rollout.records import Group
+from leap.trainer.config import TrainConfig
+
+
+def _stats(prefix: str, xs: Sequence[float]) -> dict[str, float]:
+    if not xs:
+        return {}
+    mean = sum(xs) / len(xs)
+    std = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs))
+    return {f"{prefix}/mean": mean, f"{prefix}/std": std, f"{prefix}/min": min(xs), f"{prefix}/max": max(xs)}
+
+
+def rollout_metrics(groups: Sequence[Group], cfg: TrainConfig) -> dict[str, float]:
+    """Reward (Kevin's scalar score, for a readable curve whatever the advantage), advantages, Acc@turn k
+    (fraction of samples solved by turn k), turns per success, tokens and turn-1 verdict fractions."""
+    trajs = [tr for g in groups for tr in g.trajectories]
+    if not trajs:
+        return {}
+    out: dict[str, float] = {}
+    out.update(_stats("reward", [trajectory_reward(tr, cfg.reward) for tr in trajs]))
+    out.update(_stats("adv", [a for g in groups for a in group_advantages(g, cfg.reward)]))
+    solved = [tr.solved_turn for tr in trajs]
+    for k in range(1, cfg.rollout.max_turns + 1):
+        out[f"acc/turn{k}"] = sum(1 for s in solved if s is not None and s <= k) / len(trajs)
+    wins = [s for s in solved if s is not None]
+    out["turns_per_success"] = sum(wins) / len(wins) if wins else float("nan")
+    out["turns/mean"] = sum(len(tr.turns) for tr in trajs) / len(trajs)
+    out["tokens/completion"] = sum(t.completion_tokens for tr in trajs for t in tr.turns)
+    out["tokens/prompt"] = sum(t.prompt_tokens for tr in trajs for t in tr.turns)
+    out["tokens/completion_per_turn"] = out["tokens/completion"] / max(1, sum(len(tr.turns) for tr in trajs))
+    first = Counter(tr.turns[0].verdict.status for tr in trajs if tr.turns)
+    for status, n in first.items():
+        out[f"turn1/{status}"] = n / len(trajs)
+    out["groups"] = len(groups)
+    out["groups/all_solved"] = sum(1 for g in groups if g.n_failed_first_turn() == 0)
+    out["groups/all_failed"] = sum(1 for g in groups if g.n_failed_first_turn() == g.size)
+    return out
