@@ -83,3 +83,45 @@ def test_kernel_fraction_triton_vs_torch():
 
     assert custom_kernel_fraction(mostly_custom, [x], source=src) > 0.9
     assert custom_kernel_fraction(mostly_torch, [x], source=src) < 0.2
+
+
+RELU_TASK = """
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+def get_init_inputs():
+    return []
+"""
+
+
+def test_reference_timings_measured_once_then_cached(tmp_path):
+    from types import SimpleNamespace
+
+    from leap.sandbox import reference
+    from leap.tasks.task import parse_task
+
+    task = parse_task(RELU_TASK, "relu_gpu")
+    cfg = SimpleNamespace(cache_dir=tmp_path, warmup=3, timing_samples=30, flush_l2=True)
+    x = [torch.randn(4096, 4096)]
+    eager, comp = reference.reference_timings(task, "cuda:0", inputs=x, init_inputs=[], config=cfg)
+    assert eager > 5 and (comp is None or comp > 1)
+    calls = []
+    again = reference.reference_timings(task, "cuda:0", inputs=x, init_inputs=[], config=cfg,
+                                        measure=lambda *a: calls.append(a) or (0.0, 0.0))
+    assert again == (eager, comp) and not calls
+
+
+def test_compare_on_cuda_and_device_mismatch():
+    from leap.sandbox.compare import compare_outputs
+
+    r = torch.randn(1000, device="cuda", dtype=torch.bfloat16)
+    assert compare_outputs(r, r.clone()).ok
+    assert compare_outputs(r, r.cpu()).reason == "device"
+    bad = r.clone()
+    bad[17] = float("nan")
+    res = compare_outputs(r, bad)
+    assert res.reason == "nan" and res.mismatches[0].index == (17,)
