@@ -4,7 +4,9 @@ runtime_error, and the same Sandbox keeps verifying afterwards."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from sandbox_cases import kernels as K
@@ -72,3 +74,21 @@ def test_memory_hog_is_stopped(relu):
         v = box.verify(relu, hog)
         assert v.status == "runtime_error"
         assert box.verify(relu, K.RELU).status == "ok"
+
+
+def test_parent_main_script_never_runs_in_a_candidate_process(tmp_path):
+    """A user script without a main guard must not be re-imported by the candidate's process."""
+    marker = tmp_path / "runs.txt"
+    script = tmp_path / "user_script.py"
+    script.write_text(
+        "import sys\n"
+        f"open({str(marker)!r}, 'a').write('ran\\n')\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from sandbox_cases import kernels as K\n"
+        "from leap.sandbox import SandboxConfig, verify\n"
+        "from leap.tasks.suite import get_builtin\n"
+        "v = verify(get_builtin('relu_fp32'), K.RELU, device='cpu', config=SandboxConfig(workers=1, prewarm=1))\n"
+        "print(v.status)\n")
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.stdout.strip().splitlines()[-1] == "ok", p.stderr[-2000:]
+    assert marker.read_text().count("ran") == 1

@@ -9,6 +9,7 @@ group; a crash (signal, ``os._exit``, OOM kill) or hang becomes a `ChildOutcome`
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing as mp
 import os
@@ -19,6 +20,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]
@@ -46,8 +49,6 @@ def _ensure_forkserver(ctx, interpret: bool) -> None:
     with _SERVER_LOCK:
         if _SERVER_STARTED:
             return
-        from multiprocessing import forkserver
-
         ctx.set_forkserver_preload(PRELOAD)
         saved = dict(os.environ)
         try:
@@ -62,6 +63,35 @@ def _ensure_forkserver(ctx, interpret: bool) -> None:
             os.environ.clear()
             os.environ.update(saved)
         _SERVER_STARTED = True
+
+
+class _Popen(popen_forkserver.Popen):
+    """The standard forkserver launch, minus re-importing the parent's ``__main__`` in the child (a user's
+    script, or a training loop without a main guard, must never run again in a candidate process)."""
+
+    def _launch(self, process_obj):
+        prep = spawn.get_preparation_data(process_obj._name)
+        prep.pop("init_main_from_name", None)
+        prep.pop("init_main_from_path", None)
+        buf = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prep, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        _parent_w = os.dup(w)
+        self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _Process(mp.context.ForkServerProcess):
+    @staticmethod
+    def _Popen(process_obj):
+        return _Popen(process_obj)
 
 
 @dataclass
@@ -114,7 +144,7 @@ class WorkerPool:
 
         private = tempfile.mkdtemp(prefix="leap-cand-", dir=self._scratch)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        proc = self._ctx.Process(target=child_entry, args=(child_conn, private), daemon=True)
+        proc = _Process(target=child_entry, args=(child_conn, private), daemon=True)
         proc.start()
         child_conn.close()
         return _Warm(proc, parent_conn, private)
