@@ -3,11 +3,20 @@ and the custom-kernel fraction from the profiler."""
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from leap.sandbox import timing
 from leap.sandbox.kernel_fraction import custom_kernel_fraction
 
 pytestmark = pytest.mark.gpu
+
+
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
 
 
 def test_l2_flush_is_at_least_twice_l2():
@@ -57,15 +66,6 @@ def test_timers_bound_before_candidate_patches():
 
 
 def test_kernel_fraction_triton_vs_torch():
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        m = offs < n
-        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
-
     src = "@triton.jit\ndef scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pass\n"
     x = torch.randn(1 << 24, device="cuda")
     w = torch.randn(2048, 2048, device="cuda")
@@ -83,6 +83,8 @@ def test_kernel_fraction_triton_vs_torch():
 
     assert custom_kernel_fraction(mostly_custom, [x], source=src) > 0.9
     assert custom_kernel_fraction(mostly_torch, [x], source=src) < 0.2
+    assert custom_kernel_fraction(mostly_custom, [x]) > 0.9  # no source: 'not a library kernel'
+    assert custom_kernel_fraction(mostly_torch, [x]) < 0.2
 
 
 RELU_TASK = """
