@@ -2,6 +2,8 @@
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from leap.sandbox.compare import (
     bit_identical,
@@ -116,3 +118,20 @@ def test_bit_identity_and_inputs():
     assert check_inputs_unchanged([x], [x.clone()]).ok
     assert check_inputs_unchanged([x], [y]).reason == "modified"
     assert check_poison_identical(x, y).reason == "nondeterministic"
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+       dtype=st.sampled_from([torch.float32, torch.float16, torch.bfloat16]), data=st.data())
+def test_one_wrong_value_is_found_where_it_is(shape, dtype, data):
+    g = torch.Generator().manual_seed(data.draw(st.integers(0, 1000)))
+    ref = torch.randn(shape, generator=g).to(dtype)
+    assert compare_outputs(ref, ref.clone()).ok
+    flat = data.draw(st.integers(0, ref.numel() - 1))
+    idx = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), ref.shape))
+    out = ref.clone()
+    tol = tolerance_for(dtype)
+    rms = float(ref.float().square().mean().sqrt())
+    out[idx] = float(ref[idx]) + 20 * tol * (rms + abs(float(ref[idx]))) + 0.1
+    res = compare_outputs(ref, out)
+    assert not res.ok and res.mismatches[0].index == idx and res.n_bad == 1
