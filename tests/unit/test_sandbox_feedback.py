@@ -14,7 +14,7 @@ from leap.sandbox.feedback import (
 )
 
 PRIV = "/dev/shm/leap-cand-x81kq2"
-NVCC_LOG = f"""[1/3] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile -DTORCH_EXTENSION_NAME=relu -O3 -Werror {PRIV}/torch_ext/abc123/cuda.cu -o cuda.cuda.o
+NVCC_LOG = f"""RuntimeError: Error building extension 'relu': [1/3] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile -DTORCH_EXTENSION_NAME=relu -O3 -Werror {PRIV}/torch_ext/abc123/cuda.cu -o cuda.cuda.o
 FAILED: cuda.cuda.o
 {PRIV}/torch_ext/abc123/cuda.cu(12): error: identifier "blockIdy" is undefined
       int i = blockIdy.x * blockDim.x + threadIdx.x;
@@ -47,6 +47,7 @@ def test_nvcc_errors_trimmed_without_private_paths():
     assert "leap-cand" not in out and "/dev/shm" not in out and "nvcc --generate" not in out
     assert "noise line" not in out and len(out) <= 1600
     assert "cuda.cu(12): error" in out
+    assert out.splitlines()[0] == "RuntimeError: Error building extension 'relu'"
 
 
 def test_triton_compilation_error_keeps_excerpt_and_message():

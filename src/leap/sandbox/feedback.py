@@ -18,6 +18,7 @@ ERROR_LINE = re.compile(r"\berror\b|Error:|undefined reference", re.IGNORECASE)
 BLOCK_ERROR = re.compile(r"CompilationError|\bat \d+:\d+:\s*$")  # Triton: source excerpt + caret + message
 COMMAND_LINE = re.compile(r"^\s*(\[\d+/\d+\]\s|(/\S+/)?(c\+\+|g\+\+|gcc|nvcc|clang\+\+|ninja)\s|FAILED: \S+\.o\s*$)")
 PRIVATE_PATH = re.compile(r"(/[\w.+-]+)*/\.?(leap-cand-|leap_ext|torch_extensions?|torch_ext|triton)[\w.+-]*(/[\w.+-]+)*")
+BUILDING = re.compile(r"^(.*Error building extension '[^']*'):?.*$")  # torch puts the whole ninja log after it
 CANDIDATE_FILE = re.compile(r"((/[\w.+-]+)*/)?\bcandidate\.py")
 VARIANT_WORDS = {
     "task": "the task's own input distribution",
@@ -59,7 +60,7 @@ def trim_compiler_error(text: str, limit: int = 1500, private_dirs: Iterable[str
     """The first error lines of a compiler log (each with ``context`` lines after it: the source line and
     caret nvcc/gcc/Triton print), without command lines or private paths, at most ``limit`` characters.
     A log with no recognisable error line gives its last lines (a Python traceback ends with the error)."""
-    lines = [ANSI.sub("", ln).rstrip() for ln in clean_paths(text, private_dirs).splitlines()]
+    lines = [BUILDING.sub(r"\1", ANSI.sub("", ln).rstrip()) for ln in clean_paths(text, private_dirs).splitlines()]
     lines = [ln for ln in lines if ln.strip() and not COMMAND_LINE.match(ln) and len(ln) < 1000]
     keep: list[int] = []
     errors = 0
