@@ -375,3 +375,25 @@ def test_module_level_and_lazy_kernels_are_found():
            'ext = load_inline(name="e", cpp_sources="", cuda_sources="__global__ void k() {}", functions=["f"])\n\n\n'
            'class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.f(x)\n')
     assert_ok(ext, "cuda_inline")
+
+
+def test_no_false_rejections_on_template_solutions_and_prompt_examples():
+    """Known-good code written elsewhere in the project (generator templates, built-in solutions, the
+    prompt's few-shot examples for all three backends) passes the gate."""
+    from leap.rollout import prompts
+    from leap.tasks.generate.generator import generate_tasks
+    from leap.tasks.solutions import reference_solution
+    from leap.tasks.suite import builtin_tasks
+
+    sources = [(t.name, reference_solution(t), t.allowed_ops) for t in builtin_tasks()]
+    items = generate_tasks(40, seed=11, with_solutions=True)[0]
+    sources += [(it.task.name, it.solution, it.task.allowed_ops) for it in items]
+    sources += [(f"prompt:{b}", s, []) for b, s in prompts._EXAMPLE_SOLUTION.items()]
+    checked = 0
+    for name, src, allowed in sources:
+        if not src:
+            continue
+        g = check_source(src, None, allowed)
+        assert g.ok, f"{name}: {g.detail}"
+        checked += 1
+    assert checked >= 30
