@@ -14,10 +14,10 @@ pytestmark = pytest.mark.gpu
 
 _PROBE = r'''
 import json, os, socket, sys
+import torch  # imported before isolation, as in the forkserver; CUDA is initialised after it
 from leap.sandbox.isolation import IsolationLimits, enter_isolation
 drop = int(sys.argv[2]) if sys.argv[2] != "none" else None
 rep = enter_isolation(sys.argv[1], IsolationLimits.for_device("cuda", drop_uid=drop))
-import torch
 x = torch.randn(1 << 20, device="cuda")
 y = torch.relu(x)
 torch.cuda.synchronize()
