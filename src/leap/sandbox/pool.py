@@ -24,7 +24,7 @@ from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
 from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
-PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]
+PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]  # + config.preload_extra (e.g. cupy)
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
             "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
@@ -42,14 +42,14 @@ def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) ->
     return env
 
 
-def _ensure_forkserver(ctx, interpret: bool) -> None:
+def _ensure_forkserver(ctx, interpret: bool, extra: tuple[str, ...] = ()) -> None:
     """Start the forkserver once, with a scrubbed environment, so no secret reaches any child's
     memory or ``/proc/self/environ`` (the server is exec'd with the parent's environment otherwise)."""
     global _SERVER_STARTED
     with _SERVER_LOCK:
         if _SERVER_STARTED:
             return
-        ctx.set_forkserver_preload(PRELOAD)
+        ctx.set_forkserver_preload([*PRELOAD[:-1], *extra, PRELOAD[-1]])  # a missing module is skipped
         saved = dict(os.environ)
         try:
             os.environ.clear()
@@ -125,7 +125,7 @@ class WorkerPool:
     """Pre-forked, single-use children from a forkserver. Thread-safe: one thread per running job."""
 
     def __init__(self, scratch_dir: str | Path, prewarm: int = 2, keep_dirs: bool = False,
-                 interpret: bool = False):
+                 interpret: bool = False, preload_extra: tuple[str, ...] = ()):
         self._ctx = mp.get_context("forkserver")
         self._scratch = Path(scratch_dir)
         self._scratch.mkdir(parents=True, exist_ok=True)
@@ -135,7 +135,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self._live: set[int] = set()
-        _ensure_forkserver(self._ctx, interpret)
+        _ensure_forkserver(self._ctx, interpret, tuple(preload_extra))
         self._refill()
 
     # -- children -------------------------------------------------------------------------------

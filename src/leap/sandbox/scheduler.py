@@ -73,7 +73,7 @@ class Scheduler:
         self.device = device
         prewarm = config.n_workers(device) if config.prewarm < 0 else config.prewarm
         self.executor = executor or WorkerPool(config.scratch_dir, prewarm=prewarm, keep_dirs=config.keep_scratch,
-                                               interpret=device == "cpu")
+                                               interpret=device == "cpu", preload_extra=tuple(config.preload_extra))
         self._check_slots = threading.BoundedSemaphore(config.n_workers(device))
         self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
         self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])
@@ -221,10 +221,19 @@ class Scheduler:
             self.executor.release_dir(out.private_dir)
 
     def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
-        cfg = self.config
         for k, x in ((out.result or {}).get("stages") or {}).items():
             if isinstance(x, int | float):
                 stages[f"child_{k}"] = float(x)
+        v = self._judge_inner(task, prep, out, ref_times, stages, base, timeout)
+        iso = (out.result or {}).get("isolation") or {}
+        if isinstance(iso, dict):
+            fallbacks = [f"{k}: {x}" for k, x in iso.items() if isinstance(x, str) and x.startswith("fallback")]
+            if fallbacks:
+                v.detail = (v.detail + "\nisolation fallbacks: " + "; ".join(fallbacks)).strip()
+        return v
+
+    def _judge_inner(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
+        cfg = self.config
         if out.result is None:
             return V.crash_verdict(out, base, timeout, compiled=True)
         if not out.result.get("ok"):
