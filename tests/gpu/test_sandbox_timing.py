@@ -101,12 +101,12 @@ def get_init_inputs():
 
 
 def test_reference_timings_measured_once_then_cached(tmp_path):
+    import hashlib
     from types import SimpleNamespace
 
     from leap.sandbox import reference
-    from leap.tasks.task import parse_task
 
-    task = parse_task(RELU_TASK, "relu_gpu")
+    task = SimpleNamespace(name="relu_gpu", source=RELU_TASK, source_hash=hashlib.sha256(RELU_TASK.encode()).hexdigest())
     cfg = SimpleNamespace(cache_dir=tmp_path, warmup=3, timing_samples=30, flush_l2=True)
     x = [torch.randn(4096, 4096)]
     eager, comp = reference.reference_timings(task, "cuda:0", inputs=x, init_inputs=[], config=cfg)
