@@ -72,7 +72,7 @@ def main() -> None:
         print(f"{name}: median {mean:.1f} us, spread {rows[-1]['spread']:.2%}, flagged {rows[-1]['flagged']}",
               flush=True)
     l2, flush = timing.l2_cache_bytes(), timing.l2_flush_bytes()
-    head = (f"# GPU timing repeatability\n\n`python bench/timing_repeatability.py` — {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M UTC}, "
+    head = (f"# GPU timing repeatability\n\n`python bench/timing_repeatability.py` — {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M UTC}, "
             f"{torch.cuda.get_device_name()}, torch {torch.__version__}, CUDA {torch.version.cuda}, "
             f"{platform.node()}.\nL2 {l2 / 2**20:.0f} MiB, flush {flush / 2**20:.0f} MiB; {args.repeats} repeats x "
             f"{args.samples} samples.\n\n| workload | mean median (us) | spread | host per call (us) | host batch (us) "

@@ -54,15 +54,17 @@ def test_side_stream_work_is_flagged():
 def test_timers_bound_before_candidate_patches():
     import time
 
-    saved = time.perf_counter
-    try:
-        time.perf_counter = lambda: 0.0  # what a candidate might do after the harness imported timing
+    saved = time.perf_counter, torch.cuda.Event, torch.cuda.Event.elapsed_time, torch.cuda.synchronize
+    try:  # what a candidate might do after the harness imported timing
+        torch.cuda.Event.elapsed_time = lambda self, end: 0.0
+        time.perf_counter = lambda: 0.0
         torch.cuda.Event = None
+        torch.cuda.synchronize = lambda *a: None
         res = timing.time_forward(torch.relu, [torch.randn(1 << 20, device="cuda")], warmup=1, samples=30)
         assert res.median_us > 0 and res.host_us and res.host_us > 0
     finally:
-        time.perf_counter = saved
-        torch.cuda.Event = timing._Event
+        time.perf_counter, torch.cuda.Event, torch.cuda.synchronize = saved[0], saved[1], saved[3]
+        torch.cuda.Event.elapsed_time = saved[2]
 
 
 def test_kernel_fraction_triton_vs_torch():
