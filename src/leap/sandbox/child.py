@@ -247,7 +247,7 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
         first = None
         for r in range(runs):
-            inputs = _load(trial["inputs"], weights_only=True, map_location=device)
+            inputs = _load(trial["inputs"], weights_only=True, map_location=device, mmap=True)
             if rot is not None:  # same buffers every trial: pointer/shape caches go stale
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
@@ -292,7 +292,7 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
 
 
 def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
-    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda")
+    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda", mmap=True)
     conn.send_bytes(_dumps({"type": "lock"}).encode())
     reply = json.loads(conn.recv_bytes().decode())
     if reply.get("type") != "granted":

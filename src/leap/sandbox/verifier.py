@@ -106,7 +106,7 @@ def load_output(path: str, private_dir: str, device: str = "cpu"):
     real = os.path.realpath(path)
     if not real.startswith(os.path.realpath(private_dir) + os.sep):
         raise ValueError("output path outside the candidate's private directory")
-    return torch.load(real, weights_only=True, map_location=device)
+    return torch.load(real, weights_only=True, map_location=device, mmap=True)
 
 
 def verdict_from_failure(result: dict, base: dict) -> Verdict:
