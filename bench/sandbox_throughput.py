@@ -1,7 +1,8 @@
 """Sandbox throughput: the warm pool vs a naive fresh-process-per-candidate baseline, plus repeatability.
 
-GPU (H200):  python bench/sandbox_throughput.py --mode all
-  or in parts (each under 10 min):  --mode pool / --mode naive / --mode repeat, then --mode report
+GPU (H200), in parts (each under 10 min; results merge in docs/sandbox_throughput_gpu.json):
+  python bench/sandbox_throughput.py --mode pool; ... --mode naive; ... --mode repeat
+  (--mode all runs the three in one go, ~11 min)
 CPU smoke test of the script itself:  python bench/sandbox_throughput.py --quick
 
 A mixed batch (correct, incorrect, compile errors; triton, cuda_nvrtc, cuda_inline) runs through
@@ -256,7 +257,7 @@ def main() -> None:
     ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "report"])
     ap.add_argument("--device", default=None, choices=["cpu", "cuda"])
     ap.add_argument("--n", type=int, default=30, help="non-inline candidates in the mixed batch")
-    ap.add_argument("--n-inline", type=int, default=4, help="cuda_inline candidates (each compiles ~1 min)")
+    ap.add_argument("--n-inline", type=int, default=2, help="cuda_inline candidates (each compiles ~1 min)")
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=300.0, help="naive baseline per-candidate limit (s)")
