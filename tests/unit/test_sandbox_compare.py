@@ -135,3 +135,18 @@ def test_one_wrong_value_is_found_where_it_is(shape, dtype, data):
     out[idx] = float(ref[idx]) + 20 * tol * (rms + abs(float(ref[idx]))) + 0.1
     res = compare_outputs(ref, out)
     assert not res.ok and res.mismatches[0].index == idx and res.n_bad == 1
+
+
+def test_overflow_at_the_edge_of_fp16_is_rounding_not_a_bug():
+    r = torch.tensor([1.0, float("inf"), 65504.0, -float("inf"), 2.0], dtype=torch.float16)
+    near = torch.tensor([1.0, 65504.0, float("inf"), -65504.0, 2.0], dtype=torch.float16)
+    assert compare_outputs(r, near).ok
+    far = near.clone()
+    far[1] = 60000.0
+    res = compare_outputs(r, far)
+    assert res.reason == "inf" and res.mismatches[0].index == (1,)
+    flipped = r.clone()
+    flipped[1] = -float("inf")
+    assert not compare_outputs(r, flipped).ok
+    c = torch.randn(8, dtype=torch.complex64)
+    assert compare_outputs(c, c.clone()).ok and not compare_outputs(c, c * 1j).ok

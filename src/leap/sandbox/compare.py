@@ -112,22 +112,25 @@ def _compare_tensor(ref: torch.Tensor, out: Any, name: str, rtol: float | None, 
         ms = _first(bad, r, o, name, k)
         return _fail("nan", f"{name}: NaN positions differ from the reference ({int(bad.sum())} of {n}); "
                             f"{_mismatch_text(ms)}.", mismatches=ms, n_bad=int(bad.sum()), n_total=n)
-    for test, label in ((_isposinf, "+Inf"), (_isneginf, "-Inf")):
-        tr, to = test(rd), test(od)
-        if not _equal(tr, to):
-            bad = tr != to
-            ms = _first(bad, r, o, name, k)
-            return _fail("inf", f"{name}: {label} positions differ from the reference ({int(bad.sum())} of {n}); "
-                                f"{_mismatch_text(ms)}.", mismatches=ms, n_bad=int(bad.sum()), n_total=n)
-    fin = torch.isfinite(rd)
-    rv, ov = rd[fin], od[fin]
-    if rv.numel() == 0:
-        return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
     default = tolerance_for(ref.dtype, tolerances)
     rt = default if rtol is None else float(rtol)
     at = default if atol is None else float(atol)
+    # Overflow on one side only, next to the largest finite value, is rounding, not a bug (fp16 x100 inputs).
+    edge = float(torch.finfo(r.dtype).max) / (1.0 + max(rt, 1e-3))
+    for test, label, sign in ((_isposinf, "+Inf", 1.0), (_isneginf, "-Inf", -1.0)):
+        tr, to = test(rd), test(od)
+        if not _equal(tr, to):
+            bad = (tr != to) & ~(torch.where(tr, od, rd) * sign >= edge)
+            if bool(bad.any()):
+                ms = _first(bad, r, o, name, k)
+                return _fail("inf", f"{name}: {label} positions differ from the reference ({int(bad.sum())} of "
+                                    f"{n}); {_mismatch_text(ms)}.", mismatches=ms, n_bad=int(bad.sum()), n_total=n)
+    fin = torch.isfinite(rd) & torch.isfinite(od)
+    rv, ov = rd[fin], od[fin]
+    if rv.numel() == 0:
+        return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
     rms = float(rv.square().mean().sqrt())
-    scale = max(rms, float(torch.finfo(ref.dtype).tiny))
+    scale = max(rms, float(torch.finfo(r.dtype).tiny))
     diff = (ov - rv).abs()
     max_abs = float(diff.max())
     max_rel = float((diff / rv.abs().clamp_min(scale * 1e-6)).max())
