@@ -397,3 +397,24 @@ def test_no_false_rejections_on_template_solutions_and_prompt_examples():
         assert g.ok, f"{name}: {g.detail}"
         checked += 1
     assert checked >= 30
+
+
+def test_indirect_torch_compute_is_found():
+    cls_attr = triton_src(LAUNCH + "return self.act(out)").replace(
+        "class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    act = torch.sigmoid\n\n")
+    assert_rejected(cls_attr, "torch_compute")
+    lam = triton_src(LAUNCH + "return act(out)", extra="\nact = lambda t: torch.sigmoid(t)\n")
+    assert_rejected(lam, "torch_compute")
+    part = triton_src(LAUNCH + "return act(out)", extra="\nimport functools\nact = functools.partial(F.gelu, approximate='tanh')\n")
+    assert_rejected(part, "torch_compute")
+    init_part = triton_src(LAUNCH + "return self.act(out)", init="import functools\nself.act = functools.partial(torch.tanh)")
+    assert_rejected(init_part, "torch_compute")
+    default = triton_src(LAUNCH + "return out").replace("def forward(self, x):", "def forward(self, x, act=torch.tanh):")
+    assert_rejected(default.replace("return out", "return act(out)"), "torch_compute")
+    assert_ok(default)  # an unused default is harmless
+    grid_lambda = triton_src("out = torch.empty_like(x)\nn = x.numel()\n"
+                             "grid = lambda meta: ((n + meta['BLOCK'] - 1) // meta['BLOCK'],)\n"
+                             "k_relu[grid](x, out, n, BLOCK=256)\nreturn out")
+    assert_ok(grid_lambda)
+    mod_grid = triton_src(LAUNCH + "return out", extra="\nGRID = lambda meta: (triton.cdiv(4096, meta['BLOCK']),)\n")
+    assert_ok(mod_grid)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from leap.sandbox import static_gate_tables as T
+from leap.sandbox.static_gate_tables import torch_category
 
 TENSOR, SCALAR, UNKNOWN = "tensor", "scalar", "unknown"
 _ENTRY_METHODS = ("forward", "__call__", "backward")
@@ -181,9 +182,11 @@ class DataPath:
     # --- analysis --------------------------------------------------------------------------------
     def run(self) -> None:
         keys = self.included()
+        lambdas: list[ast.Lambda] = []  # module- and class-level lambdas run as data path when called
         for node in self.ix.tree.body:  # module-level values: extensions, raw kernels, constants
             if isinstance(node, ast.Assign):
-                k = self._kind(node.value, {}, node)
+                k = self._value_kind(node.value)
+                lambdas += [n for n in ast.walk(node.value) if isinstance(n, ast.Lambda)]
                 for t in node.targets:
                     if isinstance(t, ast.Name) and t.id not in self.ix.aliases:
                         self.module_kinds[t.id] = k
@@ -193,6 +196,12 @@ class DataPath:
             if cname in self.model_like:
                 continue
             self.cur_cls = cname
+            for stmt in cls.body:  # class attributes (act = torch.relu) are reachable as self.act
+                if isinstance(stmt, ast.Assign):
+                    lambdas += [n for n in ast.walk(stmt.value) if isinstance(n, ast.Lambda)]
+                    for t in stmt.targets:
+                        if isinstance(t, ast.Name):
+                            kinds[t.id] = self._value_kind(stmt.value)
             for _ in range(2):
                 for node in ast.walk(cls):
                     self._collect_self(node, kinds)
@@ -204,16 +213,38 @@ class DataPath:
                 if i < f.offset + first and (f.offset or key[0] in self.autograd):
                     continue
                 f.params[a.arg] = _annot_kind(a.annotation) or (TENSOR if entry else UNKNOWN)
+            positional = f.node.args.posonlyargs + f.node.args.args
+            for a, d in zip(positional[len(positional) - len(f.node.args.defaults):], f.node.args.defaults,
+                            strict=True):
+                q = self.ix.qualname(d)
+                if q is not None:  # def forward(self, x, act=torch.relu)
+                    f.params[a.arg] = f"ref:{q}"
             if f.node.args.vararg is not None and entry:
                 f.params[f.node.args.vararg.arg] = TENSOR
         for i in range(3):
             self.flagging = i == 2
             for key in keys:
                 self._analyze(key)
+        for lam in lambdas:
+            self._kind(lam.body, {a.arg: UNKNOWN for a in lam.args.args}, lam)
+
+    def _value_kind(self, expr: ast.AST) -> str:
+        """Kind of a stored value; a value that wraps a PyTorch compute function (``partial(F.gelu)``)
+        counts as a reference to it, so calling it in the data path is compute."""
+        k = self._kind(expr, {}, None)
+        if k not in (UNKNOWN, "none"):
+            return k
+        funcs = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Name | ast.Attribute) and id(n) not in funcs and not isinstance(n, ast.Lambda):
+                q = self.ix.qualname(n)
+                if q and q.startswith("torch.") and torch_category(q) in ("compute", "module"):
+                    return f"ref:{q}"
+        return k
 
     def _collect_self(self, node: ast.AST, kinds: dict[str, str]) -> None:
         if isinstance(node, ast.Assign):
-            k = self._kind(node.value, {}, None)
+            k = self._value_kind(node.value)
             for t in node.targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                     old = kinds.get(t.attr)
@@ -451,32 +482,6 @@ class DataPath:
         from leap.sandbox.static_dataflow_calls import call_kind
 
         return call_kind(self, e, env, stmt)
-
-
-def torch_category(q: str) -> str:
-    """alloc | view | query | dtype | safe | module | compute for a qualified ``torch.*`` name."""
-    parts = q.split(".")
-    last = parts[-1]
-    if len(parts) == 2:
-        if last in T.TORCH_DTYPES:
-            return "dtype"
-        if last in T.TORCH_ALLOC:
-            return "alloc"
-        if last in T.TORCH_VIEWS:
-            return "view"
-        if last in T.TORCH_QUERIES:
-            return "query"
-    if any(q == p or q.startswith(p + ".") for p in T.TORCH_SAFE_PREFIXES):
-        return "safe"
-    if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") and last[:1].isupper():
-        return "module"
-    if q.startswith("torch.Tensor."):
-        return "view" if last in T.TENSOR_VIEW_METHODS else ("query" if last in T.TENSOR_SCALAR_METHODS
-                                                             else "compute")
-    if q in ("torch", "torch.nn", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.special",
-             "torch.fft", "torch.ops", "torch.ops.aten"):
-        return "safe"
-    return "compute"
 
 
 def _annot_kind(a: ast.AST | None) -> str | None:

@@ -8,7 +8,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from leap.sandbox import static_gate_tables as T
-from leap.sandbox.static_dataflow import SCALAR, TENSOR, UNKNOWN, merge, torch_category
+from leap.sandbox.static_dataflow import SCALAR, TENSOR, UNKNOWN, merge
+from leap.sandbox.static_gate_tables import torch_category
 
 if TYPE_CHECKING:
     from leap.sandbox.static_dataflow import DataPath

@@ -153,3 +153,29 @@ CPP_TENSOR_METHOD = (r"\.\s*(matmul|mm|bmm|addmm|conv[123]d|relu_?|sigmoid_?|tan
                      r"mean|exp_?|log_?|add_?|sub_?|mul_?|div_?|pow_?|sqrt_?|clamp_?|neg_?|abs_?|gelu|silu|"
                      r"layer_norm|linear|copy_|clone|index_select|gather|masked_fill_?|where|cumsum|prod|"
                      r"argmax|argmin|amax|amin|norm|var|std|max_pool2d|avg_pool2d|softplus)\s*\(")
+
+
+def torch_category(q: str) -> str:
+    """alloc | view | query | dtype | safe | module | compute for a qualified ``torch.*`` name."""
+    parts = q.split(".")
+    last = parts[-1]
+    if len(parts) == 2:
+        if last in TORCH_DTYPES:
+            return "dtype"
+        if last in TORCH_ALLOC:
+            return "alloc"
+        if last in TORCH_VIEWS:
+            return "view"
+        if last in TORCH_QUERIES:
+            return "query"
+    if any(q == p or q.startswith(p + ".") for p in TORCH_SAFE_PREFIXES):
+        return "safe"
+    if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") and last[:1].isupper():
+        return "module"
+    if q.startswith("torch.Tensor."):
+        return "view" if last in TENSOR_VIEW_METHODS else ("query" if last in TENSOR_SCALAR_METHODS
+                                                             else "compute")
+    if q in ("torch", "torch.nn", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.special",
+             "torch.fft", "torch.ops", "torch.ops.aten"):
+        return "safe"
+    return "compute"
