@@ -10,6 +10,7 @@ rough roofline estimate of the reference time, used to mark tasks that may run u
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -23,6 +24,11 @@ MAX_NEAR_ZERO = 0.70
 MAX_NEAR_MEAN = 0.70
 MAX_UNCHANGED = 0.95
 NOISE = 1e-5
+# Conditioning: the reference in its own dtype must match float64 within this share of the sandbox's
+# tolerance (rtol = atol = TOL x output RMS) on the sandbox's input variants, else no kernel can pass reliably.
+TOL = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1.6e-2, "int": 0.0}
+CONDITION_SHARE = {"fp32": 0.5, "fp16": 1.0, "bf16": 1.0}  # half dtypes: storage rounding alone is ~0.3
+VARIANTS = (("inputs x1e-3", 1e-3), ("inputs x100", 100.0), ("task inputs", 1.0))
 GPU_MEMORY_LIMIT = 16 * 2**30
 CPU_ELEMENT_LIMIT = 4_000_000  # inputs this large or larger need get_small_inputs()
 # Rough H200 roofline for estimates only: achievable bandwidth and dense peaks per dtype.
@@ -192,9 +198,61 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
         why = degenerate_reason(t, other[k] if k < len(other) else None, task.dtype, in_rms)
         if why:
             problems.append(f"output {k} is degenerate: {why}" if len(out) > 1 else f"degenerate output: {why}")
+    if not problems:
+        p = _conditioning_problem(mod, task, inputs)
+        if p:
+            problems.append(p)
     if gpu_shapes:
         _gpu_estimate(mod, task, report)
     return problems
+
+
+@contextlib.contextmanager
+def _float_keeps_double():
+    """During the float64 shadow run, ``t.float()`` (a half-precision task's upcast) keeps float64."""
+    orig = torch.Tensor.float
+
+    def _float(self, *args, **kwargs):
+        return self if self.dtype == torch.float64 else orig(self, *args, **kwargs)
+
+    torch.Tensor.float = _float
+    try:
+        yield
+    finally:
+        torch.Tensor.float = orig
+
+
+def _conditioning_problem(mod, task: Task, inputs: list) -> str | None:
+    """Compare the reference with itself in float64 on scaled inputs (the sandbox's variants)."""
+    tol = TOL.get(task.dtype, 1e-4)
+    if tol == 0.0:
+        return None
+    model = build_model(mod)
+    exact_model = build_model(mod).double()
+    for label, scale in VARIANTS:
+        args = [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point()
+                and task.input_domains.get(i, "any") == "any" else x for i, x in enumerate(inputs)]
+        with torch.no_grad():
+            got = flat_tensors(model(*clone_args(args)))
+            with _float_keeps_double():
+                exact = flat_tensors(exact_model(*[x.double() if isinstance(x, torch.Tensor)
+                                                   and x.is_floating_point() else x for x in args]))
+        for g, e in zip(got, exact, strict=False):
+            if not g.is_floating_point():
+                continue
+            g, e = g.double(), e.double()
+            ok = torch.isfinite(g) & torch.isfinite(e)
+            if ok.double().mean().item() < 0.5:
+                continue  # the sandbox skips a variant whose reference is mostly NaN/Inf
+            g, e = g[ok], e[ok]
+            rms = e.pow(2).mean().sqrt().item()
+            if rms == 0.0:
+                continue
+            ratio = ((g - e).abs() / (tol * rms + tol * e.abs())).max().item()
+            if ratio > CONDITION_SHARE.get(task.dtype, 1.0):
+                return (f"ill-conditioned: on {label} the {task.dtype} reference is {ratio:.2f}x the tolerance "
+                        "away from float64 (cancellation); no kernel could match it reliably")
+    return None
 
 
 def validate_tasks(tasks, *, gpu_shapes: bool = True) -> list[ValidationReport]:
