@@ -127,8 +127,11 @@ class WorkerPool:
     def __init__(self, scratch_dir: str | Path, prewarm: int = 2, keep_dirs: bool = False,
                  interpret: bool = False, preload_extra: tuple[str, ...] = ()):
         self._ctx = mp.get_context("forkserver")
-        self._scratch = Path(scratch_dir)
-        self._scratch.mkdir(parents=True, exist_ok=True)
+        base = Path(scratch_dir)
+        base.mkdir(parents=True, exist_ok=True)
+        _remove_stale_roots(base)
+        self._scratch = Path(tempfile.mkdtemp(prefix=f"leap-pool-{os.getpid()}-", dir=base))
+        os.chmod(self._scratch, 0o711)  # traversable by a dropped uid (isolation), not listable
         self._prewarm = max(0, prewarm)
         self._keep = keep_dirs
         self._idle: list[_Warm] = []
@@ -258,6 +261,20 @@ class WorkerPool:
             idle, self._idle = self._idle, []
         for warm in idle:
             self._discard(warm)
+        if not self._keep and not self._live:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+def _remove_stale_roots(base: Path) -> None:
+    """Remove pool directories left behind by processes that no longer exist."""
+    for d in base.glob("leap-pool-*-*"):
+        try:
+            pid = int(d.name.split("-")[2])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except (ValueError, IndexError, PermissionError, OSError):
+            continue
 
 
 def _kill_group(proc) -> None:
