@@ -280,6 +280,9 @@ class _PolicyVisitor(ast.NodeVisitor):
             base = target.value
             q = self.index.qualname(base)
             if q == "os.environ" and isinstance(target, ast.Subscript):
+                key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+                if key not in T.ENV_WRITABLE:
+                    self.add(stmt, "environ", f"setting environment variable {key!r} is not allowed")
                 return
             if q is not None:
                 self.add(stmt, "monkey_patch", f"assignment to an attribute of imported {q}")
@@ -334,13 +337,9 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.add(node, "forbidden_name", why)
             return
         if q == "os.environ":
-            parent = self.parents.get(id(node))
-            grand = self.parents.get(id(parent)) if parent is not None else None
-            store = isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store | ast.Del)
-            setter = (isinstance(parent, ast.Attribute) and parent.attr in ("setdefault", "update")
-                      and isinstance(grand, ast.Call))
-            if not (store or setter):
-                self.add(node, "environ", "reading the environment is not allowed")
+            parent = self.parents.get(id(node))  # only os.environ[KEY] = value (KEY checked at the store)
+            if not (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store)):
+                self.add(node, "environ", "reading or changing the environment is not allowed")
 
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func

@@ -49,6 +49,9 @@ SYS_ALLOWED = frozenset({"sys", "sys.version", "sys.version_info", "sys.platform
                          "sys.float_info", "sys.int_info", "sys.byteorder", "sys.hexversion",
                          "sys.implementation"})
 
+# Environment variables a candidate may set (build settings for load_inline); it may read none.
+ENV_WRITABLE = frozenset({"TORCH_CUDA_ARCH_LIST", "MAX_JOBS"})
+
 FORBIDDEN_BUILTINS = frozenset({
     "exec", "eval", "compile", "__import__", "open", "globals", "locals", "vars", "breakpoint", "input",
     "exit", "quit", "id", "help", "__builtins__", "__loader__", "__spec__", "__file__", "__cached__",
