@@ -421,3 +421,25 @@ def test_indirect_torch_compute_is_found():
     assert_ok(grid_lambda)
     mod_grid = triton_src(LAUNCH + "return out", extra="\nGRID = lambda meta: (triton.cdiv(4096, meta['BLOCK']),)\n")
     assert_ok(mod_grid)
+
+
+def test_cuda_core_streams():
+    base = '''
+import torch
+import torch.nn as nn
+from cuda.core.experimental import Device, LaunchConfig, Program, Stream, launch
+
+_ker = Program('extern "C" __global__ void k(float* y) { }', code_type="c++").compile("cubin").get_kernel("k")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        s = STREAM
+        launch(s, LaunchConfig(grid=1, block=128), _ker, y.data_ptr())
+        return y
+'''
+    assert_ok(base.replace("STREAM", "Device().create_stream(torch.cuda.current_stream())"), "cuda_nvrtc")
+    assert_ok(base.replace("STREAM", "Stream.from_handle(torch.cuda.current_stream().cuda_stream)"), "cuda_nvrtc")
+    assert_rejected(base.replace("STREAM", "Device().create_stream()"), "stream", "cuda_nvrtc")
+    assert_rejected(base.replace("STREAM", "Stream()"), "stream", "cuda_nvrtc")

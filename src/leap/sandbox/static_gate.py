@@ -343,6 +343,9 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
+        if self.index.qualname(f) in T.STREAM_CTORS or (
+                isinstance(f, ast.Attribute) and f.attr == "create_stream" and not node.args and not node.keywords):
+            self.add(node, "stream", "creating a new stream is not allowed")
         if isinstance(f, ast.Name) and f.id not in self.index.defined_names:
             if f.id in ("getattr", "setattr", "delattr", "hasattr"):
                 if len(node.args) < 2 or not (isinstance(node.args[1], ast.Constant)

@@ -39,7 +39,7 @@ FORBIDDEN_PREFIXES = (
     "cupy.load", "cupy.save", "cupy.savez", "cupy.fromfile", "cupy.random", "cupy.testing",
     "cupy.cuda.Stream", "cupy.cuda.stream", "cupy.cuda.runtime", "cupy.cuda.driver", "cupy.cuda.graph",
     "cupy.cuda.set_allocator", "cupy.cuda.set_pinned_memory_allocator", "cupy.cuda.MemoryPool",
-    "cuda.bindings", "cuda.cuda", "cuda.cudart", "cuda.core.experimental.Stream", "cuda.core.Stream",
+    "cuda.bindings", "cuda.cuda", "cuda.cudart",
     "triton.testing", "triton._C", "triton.runtime.cache", "triton.runtime.autotuner",
 )
 # os and sys: only these names.
@@ -48,6 +48,9 @@ OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.
 SYS_ALLOWED = frozenset({"sys", "sys.version", "sys.version_info", "sys.platform", "sys.maxsize",
                          "sys.float_info", "sys.int_info", "sys.byteorder", "sys.hexversion",
                          "sys.implementation"})
+
+# Constructors of new streams (wrapping torch's current stream is fine: Stream.from_handle, create_stream(s)).
+STREAM_CTORS = frozenset({"cuda.core.experimental.Stream", "cuda.core.Stream"})
 
 # Environment variables a candidate may set (build settings for load_inline); it may read none.
 ENV_WRITABLE = frozenset({"TORCH_CUDA_ARCH_LIST", "MAX_JOBS"})
@@ -64,7 +67,7 @@ ALLOWED_DUNDER_DEFS = frozenset({"__init__", "__repr__", "__str__", "__call__", 
                                  "__iter__", "__enter__"})
 # Method names rejected on any object.
 FORBIDDEN_METHODS = frozenset({"as_subclass", "_make_subclass", "_make_wrapper_subclass", "record_stream",
-                               "wait_stream", "create_stream", "set_", "untyped_storage", "storage",
+                               "wait_stream", "set_", "untyped_storage", "storage",
                                "_typed_storage", "share_memory_", "register_forward_hook",
                                "register_forward_pre_hook", "register_full_backward_hook"})
 
