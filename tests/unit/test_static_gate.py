@@ -443,3 +443,29 @@ class ModelNew(nn.Module):
     assert_ok(base.replace("STREAM", "Stream.from_handle(torch.cuda.current_stream().cuda_stream)"), "cuda_nvrtc")
     assert_rejected(base.replace("STREAM", "Device().create_stream()"), "stream", "cuda_nvrtc")
     assert_rejected(base.replace("STREAM", "Stream()"), "stream", "cuda_nvrtc")
+
+
+def test_mangled_sources_never_crash_the_gate():
+    """Random line deletions/duplications/swaps of real candidates: always a GateResult, never an exception."""
+    import random
+
+    from leap.sandbox.corpus import load_corpus
+
+    rng = random.Random(0)
+    sources = [c.source for c in load_corpus()]
+    for _ in range(300):
+        lines = rng.choice(sources).splitlines()
+        for _ in range(rng.randint(1, 4)):
+            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+            op = rng.random()
+            if op < 0.4:
+                del lines[i]
+            elif op < 0.7:
+                lines.insert(i, lines[j])
+            else:
+                lines[i], lines[j] = lines[j], lines[i]
+        g = check_source("\n".join(lines), rng.choice([None, "triton", "cuda_inline", "cuda_nvrtc"]))
+        assert isinstance(g, GateResult) and g.rule not in ("gate_error", "too_deep"), g.detail
+    deep = "import torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return " + (
+        "(" * 400) + "x" + (")" * 400) + "\n"
+    assert not check_source(deep, None).ok

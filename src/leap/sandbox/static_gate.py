@@ -64,6 +64,15 @@ def check_source(source: str, backend: str | None = None, allowed_ops: list[str]
         return _fail("format", f"line {exc.lineno}: syntax error: {exc.msg}", status="format_error")
     except (ValueError, RecursionError) as exc:
         return _fail("format", f"unparsable source: {exc}", status="format_error")
+    try:
+        return _check_tree(tree, backend, allowed_ops)
+    except RecursionError:
+        return _fail("too_deep", "source nests too deeply to analyse")
+    except Exception as exc:  # noqa: BLE001 - an analysis failure must never let a candidate through
+        return _fail("gate_error", f"static analysis failed: {type(exc).__name__}: {exc}")
+
+
+def _check_tree(tree: ast.Module, backend: str | None, allowed_ops) -> GateResult:
     tree = _ConstGetattr().visit(tree)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     if "ModelNew" not in classes:
