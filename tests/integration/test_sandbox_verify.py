@@ -3,6 +3,11 @@ errors give the right status with readable feedback."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from sandbox_cases import kernels as K
 
@@ -122,3 +127,25 @@ def test_input_mutation_and_uninitialised_reads_are_caught(relu, child_checks):
         v = box.verify(relu, K.RELU_READS_UNINIT)
         assert v.status == "incorrect" and "did not write" in v.feedback, v.feedback
         assert box.verify(relu, K.RELU).status == "ok"
+
+
+def test_triton_interpreter_mode_follows_the_job_not_the_server(tmp_path):
+    """Triton fixes interpreter-or-compiler when @jit functions are defined (its own tl.sum too, at import
+    in the forkserver). A CPU job on a GPU-mode scheduler must still get the interpreter (tl.sum)."""
+    script = tmp_path / "mode.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from sandbox_cases import kernels as K\n"
+        "from leap.sandbox.scheduler import Scheduler\n"
+        "from leap.sandbox import SandboxConfig\n"
+        "from leap.tasks.task import parse_task\n"
+        "import os\n"
+        "os.environ.pop('TRITON_INTERPRET', None)\n"
+        "cfg = SandboxConfig(workers=1, prewarm=0)\n"
+        "s = Scheduler(cfg, device='cuda')  # its own pool's server runs triton in compiler mode\n"
+        "print(s.verify(parse_task(K.ROWSUM_TASK, 'rowsum'), K.ROWSUM, device='cpu').status)\n"
+        "s.close()\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env)
+    assert p.stdout.strip().splitlines()[-1:] == ["ok"], p.stdout[-500:] + p.stderr[-2000:]

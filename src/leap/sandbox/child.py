@@ -100,10 +100,10 @@ def _setup_env(job: dict, private_dir: str) -> None:
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")
     os.environ["TMPDIR"] = os.path.join(private_dir, "tmp")
     os.environ["CUPY_CACHE_DIR"] = os.path.join(private_dir, "cupy")
-    if job.get("device") == "cpu" or job.get("type") == "compile":
+    if job.get("type") == "compile":  # build only: no GPU; triton mode stays the server's
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    elif job.get("device") == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
-        os.environ["CUDA_VISIBLE_DEVICES"] = "" if job.get("type") == "compile" else \
-            os.environ.get("CUDA_VISIBLE_DEVICES", "")
     else:
         os.environ.pop("TRITON_INTERPRET", None)
         if job.get("gpu_visible") is not None:
@@ -114,16 +114,15 @@ def _setup_env(job: dict, private_dir: str) -> None:
 
 def _match_triton_mode() -> None:
     """Triton decides interpreter-or-compiler when a ``@triton.jit`` function is DEFINED, including
-    its own library functions (``tl.sum``...) defined when the forkserver imported it. If the
-    server's mode differs from this job's, drop the preloaded triton so the candidate imports a fresh
-    one in the right mode (costs an import; the pool starts its server in the usual mode)."""
+    its own library functions (``tl.sum``...) defined when the forkserver imported it, and cannot be
+    re-imported in-process (its native module aborts). The scheduler sends each job to the server of
+    its mode; a mismatch is a harness error, never a silently wrong run."""
     import triton.language as tl
 
     want = os.environ.get("TRITON_INTERPRET") == "1"
     have = type(tl.sum).__name__ == "InterpretedFunction"
     if want != have:
-        for name in [m for m in sys.modules if m == "triton" or m.startswith("triton.")]:
-            del sys.modules[name]
+        raise RuntimeError(f"triton mode mismatch: job wants interpret={want}, forkserver has {have}")
 
 
 def _isolate(job: dict, private_dir: str) -> dict:
@@ -196,7 +195,8 @@ def _stage(stage: str, fn, *args):
 def run_job(job: dict, private_dir: str, conn) -> dict:
     stages: dict[str, float] = {}
     _setup_env(job, private_dir)
-    _match_triton_mode()
+    if job.get("type") != "compile":
+        _match_triton_mode()
     iso = _isolate(job, private_dir)
     builds: list = []
     if job.get("backend") == "cuda_inline" and job.get("ext_cache"):

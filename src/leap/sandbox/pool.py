@@ -9,6 +9,7 @@ group; a crash (signal, ``os._exit``, OOM kill) or hang becomes a `ChildOutcome`
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import multiprocessing as mp
@@ -29,7 +30,7 @@ ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH"
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
             "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
 _SERVER_LOCK = threading.Lock()
-_SERVER_STARTED = False
+_SERVERS: dict[tuple, forkserver.ForkServer] = {}
 
 
 def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) -> dict[str, str]:
@@ -42,34 +43,46 @@ def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) ->
     return env
 
 
-def _ensure_forkserver(ctx, interpret: bool, extra: tuple[str, ...] = ()) -> None:
-    """Start the forkserver once, with a scrubbed environment, so no secret reaches any child's
-    memory or ``/proc/self/environ`` (the server is exec'd with the parent's environment otherwise)."""
-    global _SERVER_STARTED
+def _forkserver_for(interpret: bool, extra: tuple[str, ...] = ()) -> forkserver.ForkServer:
+    """A running forkserver for this Triton mode. Triton decides interpreter-or-compiler when a
+    ``@triton.jit`` function is defined, its own library functions included (at import, in the
+    server), so each mode gets its own server. Started with a scrubbed environment, so no secret
+    reaches any child's memory or ``/proc/self/environ``."""
+    key = (interpret, tuple(extra))
     with _SERVER_LOCK:
-        if _SERVER_STARTED:
-            return
-        ctx.set_forkserver_preload([*PRELOAD[:-1], *extra, PRELOAD[-1]])  # a missing module is skipped
+        server = _SERVERS.get(key)
+        if server is not None:
+            server.ensure_running()  # restarts it if it died
+            return server
+        server = forkserver.ForkServer()
+        server.set_forkserver_preload([*PRELOAD[:-1], *extra, PRELOAD[-1]])  # a missing module is skipped
         saved = dict(os.environ)
         try:
             os.environ.clear()
             os.environ.update(scrubbed_env(saved))
-            if interpret:  # triton fixes interpreter mode when its own @jit functions are defined
+            if interpret:
                 os.environ["TRITON_INTERPRET"] = "1"
             else:
                 os.environ.pop("TRITON_INTERPRET", None)
-            forkserver.ensure_running()
+            server.ensure_running()
         finally:
             os.environ.clear()
             os.environ.update(saved)
-        _SERVER_STARTED = True
+        _SERVERS[key] = server
+        return server
 
 
 class _Popen(popen_forkserver.Popen):
-    """The standard forkserver launch, minus re-importing the parent's ``__main__`` in the child (a user's
-    script, or a training loop without a main guard, must never run again in a candidate process)."""
+    """The standard forkserver launch, through OUR server for the mode, and minus re-importing the
+    parent's ``__main__`` in the child (a user's script, or a training loop without a main guard, must
+    never run again in a candidate process)."""
+
+    def __init__(self, process_obj, server: forkserver.ForkServer):
+        self._server = server
+        super().__init__(process_obj)
 
     def _launch(self, process_obj):
+        process_obj.__dict__.pop("_Popen", None)  # our launcher hook is not part of the pickled process
         prep = spawn.get_preparation_data(process_obj._name)
         prep.pop("init_main_from_name", None)
         prep.pop("init_main_from_path", None)
@@ -80,18 +93,12 @@ class _Popen(popen_forkserver.Popen):
             reduction.dump(process_obj, buf)
         finally:
             set_spawning_popen(None)
-        self.sentinel, w = forkserver.connect_to_new_process(self._fds)
+        self.sentinel, w = self._server.connect_to_new_process(self._fds)
         _parent_w = os.dup(w)
         self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
         with open(w, "wb", closefd=True) as f:
             f.write(buf.getbuffer())
         self.pid = forkserver.read_signed(self.sentinel)
-
-
-class _Process(mp.context.ForkServerProcess):
-    @staticmethod
-    def _Popen(process_obj):
-        return _Popen(process_obj)
 
 
 @dataclass
@@ -138,7 +145,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self._live: set[int] = set()
-        _ensure_forkserver(self._ctx, interpret, tuple(preload_extra))
+        self._server = _forkserver_for(interpret, tuple(preload_extra))
         self._refill()
 
     # -- children -------------------------------------------------------------------------------
@@ -147,7 +154,8 @@ class WorkerPool:
 
         private = tempfile.mkdtemp(prefix="leap-cand-", dir=self._scratch)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        proc = _Process(target=child_entry, args=(child_conn, private), daemon=True)
+        proc = self._ctx.Process(target=child_entry, args=(child_conn, private), daemon=True)
+        proc._Popen = functools.partial(_Popen, server=self._server)  # removed again before pickling
         proc.start()
         child_conn.close()
         return _Warm(proc, parent_conn, private)

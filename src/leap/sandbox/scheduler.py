@@ -71,9 +71,10 @@ class Scheduler:
     def __init__(self, config: SandboxConfig, executor: Executor | None = None, device: str = "cpu"):
         self.config = config
         self.device = device
-        prewarm = config.n_workers(device) if config.prewarm < 0 else config.prewarm
-        self.executor = executor or WorkerPool(config.scratch_dir, prewarm=prewarm, keep_dirs=config.keep_scratch,
-                                               interpret=device == "cpu", preload_extra=tuple(config.preload_extra))
+        self._custom = executor is not None
+        self._executors: dict[str, Executor] = {}
+        self._exec_lock = threading.Lock()
+        self.executor = executor or self._executor_for(device)
         self._check_slots = threading.BoundedSemaphore(config.n_workers(device))
         self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
         self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])
@@ -110,8 +111,26 @@ class Scheduler:
                         j, (task, src) = nxt
                         pending[pool.submit(self.verify, task, src, backend, device)] = j
 
+    def _executor_for(self, dev: str) -> Executor:
+        """The pool for a device's Triton mode (CPU: interpreter; GPU: compiler), created on first use."""
+        if self._custom:
+            return self.executor
+        with self._exec_lock:
+            ex = self._executors.get(dev)
+            if ex is None:
+                cfg = self.config
+                prewarm = cfg.n_workers(dev) if cfg.prewarm < 0 else cfg.prewarm
+                if dev != self.device:
+                    prewarm = 0
+                ex = self._executors[dev] = WorkerPool(cfg.scratch_dir, prewarm=prewarm, keep_dirs=cfg.keep_scratch,
+                                                       interpret=dev == "cpu", preload_extra=tuple(cfg.preload_extra))
+            return ex
+
     def close(self) -> None:
-        self.executor.close()
+        if self._custom:
+            self.executor.close()
+        for ex in self._executors.values():
+            ex.close()
 
     # -- stages ---------------------------------------------------------------------------------
     def _verify(self, task: Task, source: str, backend: str, dev: str, stages: dict, base: dict) -> Verdict:
@@ -209,7 +228,8 @@ class Scheduler:
             stages["check_wait"] = time.monotonic() - t1
             t2 = time.monotonic()
             try:
-                out = self.executor.run(job, timeout, on_message=on_message,
+                ex = self._executor_for(dev)
+                out = ex.run(job, timeout, on_message=on_message,
                                         prepare=lambda d: V.write_inputs(prep, d))
             finally:
                 while held:
@@ -218,7 +238,7 @@ class Scheduler:
         try:
             return self._judge(task, prep, out, ref_times, stages, base, timeout)
         finally:
-            self.executor.release_dir(out.private_dir)
+            ex.release_dir(out.private_dir)
 
     def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
         for k, x in ((out.result or {}).get("stages") or {}).items():
