@@ -201,4 +201,5 @@ class ModelNew(nn.Module):
 INLINE_RELU_ERROR = INLINE_RELU.replace("y[i] = x[i] > 0.f ?", "y[i] = x[i] > 0.f ?? ")
 
 NVRTC_ILLEGAL_ADDRESS = NVRTC_RELU.replace("if (i < n) y[i] =", "if (i < n) y[i + (1LL << 40)] =")
-NVRTC_INFINITE_LOOP = NVRTC_RELU.replace("if (i < n) y[i] =", "while (n > 0) { n += 1; }\n    if (i < n) y[i] =")
+NVRTC_INFINITE_LOOP = NVRTC_RELU.replace(
+    "if (i < n) y[i] =", "volatile const float* vx = x;\n    while (vx[0] != 1234.5f) { }\n    if (i < n) y[i] =")

@@ -1,0 +1,41 @@
+"""SandboxConfig: protocol defaults, validation, cache dir from the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from leap.sandbox import SandboxConfig
+from leap.sandbox.config import default_cache_dir
+
+
+def test_protocol_defaults():
+    cfg = SandboxConfig()
+    assert cfg.compile_timeout_s == 180 and cfg.trials >= 5 and cfg.kernel_fraction == 0.5
+    assert cfg.timing_samples >= 30 and cfg.tolerance_for("fp32") == 1e-4
+    assert cfg.tolerance_for("bf16") == 1.6e-2 and cfg.tolerance_for("fp16") == 1e-2
+    assert cfg.isolation and cfg.static_gate
+
+
+def test_validation_rejects_weak_protocols():
+    with pytest.raises(ValidationError):
+        SandboxConfig(trials=3)
+    with pytest.raises(ValidationError):
+        SandboxConfig(kernel_fraction=1.5)
+    with pytest.raises(ValidationError):
+        SandboxConfig(compile_timeout_s=0)
+
+
+def test_cache_dir_from_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("LEAP_CACHE_DIR", str(tmp_path))
+    assert default_cache_dir() == tmp_path and SandboxConfig().cache_dir == tmp_path
+    monkeypatch.delenv("LEAP_CACHE_DIR")
+    assert default_cache_dir() == Path.home() / ".cache" / "leap"
+
+
+def test_worker_counts():
+    assert SandboxConfig(workers=3).n_workers("cpu") == 3
+    assert SandboxConfig().n_workers("cpu") >= 1 and SandboxConfig().n_compile_workers() >= 1
+    assert SandboxConfig(gpus=[0, 1]).n_workers("cuda") == 4
