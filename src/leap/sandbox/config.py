@@ -64,8 +64,8 @@ class SandboxConfig(BaseModel):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     scratch_dir: Path = Field(default_factory=default_scratch_dir)
     isolation: bool = True
-    preload_extra: list[str] = Field(default_factory=lambda: ["cupy"],
-                                     description="more modules the forkserver imports (must not initialise CUDA)")
+    preload_extra: list[str] = Field(default_factory=list, description="more modules the forkserver imports, "
+                                     "e.g. ['cupy'] (saves its import per nvrtc candidate; must not initialise CUDA)")
     static_gate: bool = True
     memory_limit_gb: float = Field(32.0, gt=0, description="host memory rlimit of a CPU child (RLIMIT_AS)")
     gpu_host_memory_limit_gb: float | None = Field(
