@@ -1,0 +1,141 @@
+"""`leap train`: the plain RL loop, in the spirit of nanochat's chat_rl.py.
+
+    for step in steps:
+        tasks   = sampler.tasks_for_step(step)              # deterministic data position
+        groups  = rollouts.collect(tasks)                   # generate -> sandbox -> DCP -> feedback turns
+        metrics = train_on_groups(policy, groups)           # tournament -> credit -> tokens -> loss -> step
+        log(metrics); checkpoint every N steps or when a stop signal arrived
+
+Everything heavy sits behind those calls: generation and verification in `leap.trainer.rollouts`
+(the rollout package's episode runner with DCP as its continue hook), the algorithms in
+`leap.algorithms`, the optimisation step in `leap.trainer.step`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from leap.algorithms.dcp import DCPStats, dcp_step_stats
+from leap.tasks.task import Task, TaskError, iter_task_source
+from leap.trainer.checkpoint import StopFlag, load_checkpoint, save_checkpoint, seed_everything
+from leap.trainer.config import ConfigError, RolloutConfig, TrainConfig, dump_config
+from leap.trainer.distributed import Dist
+from leap.trainer.logging import MetricsLogger, Progress
+from leap.trainer.metrics import rollout_metrics
+from leap.trainer.model import load_policy, resolve_device
+from leap.trainer.optim import build_optimizer, build_scheduler
+from leap.trainer.step import train_on_groups
+
+
+def load_tasks(cfg: RolloutConfig) -> list[Task]:
+    """The training tasks: ``rollout.tasks`` filtered by ``rollout.task_filter``; one-line errors."""
+    try:
+        tasks = list(iter_task_source(cfg.tasks))
+    except TaskError as exc:
+        raise ConfigError(f"rollout.tasks: {exc}") from None
+    if cfg.task_filter:
+        names = {t.name for t in tasks}
+        unknown = [n for n in cfg.task_filter if n not in names]
+        if unknown:
+            raise ConfigError(f"rollout.task_filter: {unknown[0]!r} is not a task of {cfg.tasks}")
+        tasks = [t for t in tasks if t.name in set(cfg.task_filter)]
+    if not tasks:
+        raise ConfigError(f"rollout.tasks: {cfg.tasks} holds no tasks")
+    return tasks
+
+
+class TaskSampler:
+    """Epochs over the tasks in a seeded shuffled order; the data position is a function of the step,
+    so a resumed run sees exactly the tasks the uninterrupted run would have seen."""
+
+    def __init__(self, tasks: list[Task], per_step: int, seed: int, shard: int = 0, n_shards: int = 1):
+        self.tasks, self.per_step, self.seed = tasks, per_step, seed
+        self.shard, self.n_shards = shard, n_shards
+
+    def position(self, step: int) -> int:
+        return (step * self.n_shards + self.shard) * self.per_step
+
+    def tasks_for_step(self, step: int) -> list[Task]:
+        n, start = len(self.tasks), self.position(step)
+        out = []
+        for pos in range(start, start + self.per_step):
+            epoch, i = divmod(pos, n)
+            order = list(range(n))
+            random.Random(self.seed * 1_000_003 + epoch).shuffle(order)
+            out.append(self.tasks[order[i]])
+        return out
+
+
+def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None = None,
+          verifier=None) -> dict:
+    """Run ``cfg.steps`` RL steps (from a checkpoint if ``resume``); returns a summary of the last step.
+
+    ``verifier`` replaces the sandbox (tests only: a rule-based reward over the generated text).
+    """
+    from leap.trainer.rollouts import Rollouts
+
+    stop = stop or StopFlag()
+    dist = Dist(cfg.device)
+    seed_everything(cfg.seed + dist.rank)
+    device = dist.device(resolve_device(cfg.device))
+    policy = load_policy(cfg.model, device, keep_reference=cfg.loss.kl_coef > 0)
+    params = policy.trainable_parameters()
+    optimizer = build_optimizer(params, cfg.optim)
+    scheduler = build_scheduler(optimizer, cfg.optim, cfg.steps)
+    sampler = TaskSampler(load_tasks(cfg.rollout), cfg.rollout.tasks_per_step, cfg.seed,
+                          shard=dist.rank, n_shards=dist.world)
+    dcp_total, step = DCPStats(), 0
+    if resume:
+        state = load_checkpoint(resume, policy=policy, optimizer=optimizer, scheduler=scheduler)
+        step, dcp_total = int(state["step"]), DCPStats.from_dict(state.get("dcp", {}))
+    ckpt_dir = Path(cfg.checkpoint.dir)
+    logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, config=cfg.model_dump(mode="json"),
+                           append=bool(resume), enabled=dist.is_main)
+    bar = Progress(cfg.steps, start=step, enabled=cfg.logging.progress and dist.is_main)
+    metrics: dict = {}
+    saved_at = step
+
+    def checkpoint() -> None:
+        nonlocal saved_at
+        saved_at = step
+        # RNG states are per process; rank 0's are saved (other ranks re-derive from the seed + rank)
+        if dist.is_main:
+            save_checkpoint(ckpt_dir, step, policy=policy, optimizer=optimizer, scheduler=scheduler,
+                            state={"data_pos": sampler.position(step), "dcp": dcp_total.as_dict(),
+                                   "last_metrics": metrics, "world_size": dist.world},
+                            config_yaml=dump_config(cfg), keep_last=cfg.checkpoint.keep_last)
+        dist.barrier()
+
+    def stopping() -> bool:  # any process signalled -> all stop at the same step
+        return dist.any(stop.requested, device)
+
+    try:
+        with Rollouts(policy, cfg, verifier=verifier) as rollouts:
+            while step < cfg.steps and not stopping():
+                t0 = time.perf_counter()
+                groups, timing = rollouts.collect(sampler.tasks_for_step(step))
+                dcp = dcp_step_stats(groups, cfg.rollout.max_turns, cfg.dcp)
+                dcp_total += dcp
+                t1 = time.perf_counter()
+                train_m = train_on_groups(policy, optimizer, scheduler, groups, cfg, device, params, dist)
+                t2 = time.perf_counter()
+                step += 1
+                metrics = {**rollout_metrics(groups, cfg), **train_m,
+                           "dcp/groups_expanded": dcp.groups_expanded, "dcp/expand_rate": dcp.expand_rate,
+                           "dcp/evals_spent": dcp.evals_spent, "dcp/evals_saved": dcp.evals_saved,
+                           "dcp/evals_all": dcp.evals_all, "dcp/total_evals_saved": dcp_total.evals_saved,
+                           **{f"time/{k}": v for k, v in timing.items()},
+                           "time/rollout": t1 - t0, "time/train": t2 - t1, "time/step": t2 - t0}
+                logger.log(step, metrics)
+                bar.update(metrics)
+                if (cfg.checkpoint.every and step % cfg.checkpoint.every == 0) or stopping():
+                    checkpoint()
+        if step != saved_at:  # the end of the run (a stop signal already saved above)
+            checkpoint()
+    finally:
+        bar.close()
+        logger.close()
+    return {"step": step, "stopped": stop.requested, "signal": stop.signal_name,
+            "dcp": dcp_total.as_dict(), **{k: v for k, v in metrics.items() if not isinstance(v, dict)}}

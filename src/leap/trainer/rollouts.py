@@ -1,0 +1,194 @@
+"""Rollouts for training: sample groups with the trainer's own weights, verify, let DCP pick the groups
+that earn feedback turns.
+
+TEMPORARY RUNNER: until the rollout package's episode runner lands, this module holds a small one over
+`leap.rollout.prompts` (turn-1 messages, feedback messages), `leap.algorithms.dcp` (the gate / budget
+decision and which samples continue) and the sandbox. `Rollouts.collect` is the only entry point the
+loop uses, so swapping in the shared runner changes nothing else.
+
+Overlap: generation proceeds in chunks (``rollout.generation_batch_size``); each chunk's candidates are
+sent to the sandbox pool from a background thread while the next chunk generates.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import torch
+
+from leap.algorithms.dcp import dcp_decide, needs_turn
+from leap.rollout.records import Group, Trajectory, Turn
+from leap.sandbox.verdict import Verdict
+from leap.tasks.task import Task
+from leap.trainer.config import TrainConfig
+from leap.trainer.model import PolicyModel
+from leap.trainer.sft import render_prompt
+
+_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
+
+TextVerifier = Callable[[Task, str, "str | None"], Verdict]  # (task, completion, code) -> Verdict
+
+
+def extract_code(completion: str) -> str | None:
+    """The answer's last fenced python block (None if there is none)."""
+    blocks = _FENCE.findall(completion)
+    return blocks[-1] if blocks else None
+
+
+def _no_code() -> Verdict:
+    return Verdict(status="format_error", feedback="No ```python code block was found in your answer.")
+
+
+def _default_messages(task: Task, backend: str) -> list[dict]:
+    from leap.rollout.prompts import build_messages
+
+    return build_messages(task, backend)
+
+
+def _feedback(verdict: Verdict, turn: int) -> str:
+    from leap.rollout.prompts import feedback_message
+
+    return feedback_message(verdict.feedback, turn)
+
+
+class Rollouts:
+    """Samples groups for a list of tasks. ``verifier``: None = the sandbox (a warm pool held for the
+    run); or a callable (task, completion, code) -> Verdict (tests: a rule-based reward over the text)."""
+
+    def __init__(self, policy: PolicyModel, cfg: TrainConfig, verifier: TextVerifier | None = None,
+                 messages_fn: Callable[[Task, str], list[dict]] | None = None):
+        self.policy, self.cfg, self.verifier = policy, cfg, verifier
+        self.messages_fn = messages_fn or _default_messages
+        self.sandbox = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="leap-verify")
+
+    def __enter__(self) -> Rollouts:
+        if self.verifier is None:
+            from leap.sandbox import Sandbox, SandboxConfig
+
+            r = self.cfg.rollout
+            self.sandbox = Sandbox(SandboxConfig(workers=r.sandbox_workers), device=r.sandbox_device)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._pool.shutdown(wait=True)
+        if self.sandbox is not None:
+            self.sandbox.close()
+
+    # ------------------------------------------------------------------ generation
+
+    @torch.no_grad()
+    def _generate(self, prompts: list[list[int]]) -> list[tuple[list[int], str]]:
+        """Sample one completion per prompt (left-padded batch); returns (completion ids, text)."""
+        tok, model, s = self.policy.tokenizer, self.policy.model, self.cfg.rollout.sampling
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+        attn = torch.zeros_like(ids)
+        for i, p in enumerate(prompts):
+            ids[i, width - len(p):] = torch.tensor(p)
+            attn[i, width - len(p):] = 1
+        device = next(model.parameters()).device
+        kwargs = {"do_sample": s.temperature > 0, "max_new_tokens": s.max_new_tokens, "pad_token_id": pad}
+        if s.temperature > 0:
+            kwargs.update(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k)
+        was_training = model.training
+        model.eval()
+        out = model.generate(input_ids=ids.to(device), attention_mask=attn.to(device), **kwargs)
+        model.train(was_training)
+        results = []
+        for row in out[:, width:].tolist():
+            if tok.eos_token_id in row:
+                row = row[: row.index(tok.eos_token_id) + 1]
+            results.append((row, tok.decode(row, skip_special_tokens=True)))
+        return results
+
+    def _encode(self, messages: list[dict]) -> list[int]:
+        text = render_prompt(self.policy.tokenizer, messages)
+        ids = self.policy.tokenizer(text, add_special_tokens=False)["input_ids"]
+        budget = self.cfg.rollout.max_context_tokens - self.cfg.rollout.sampling.max_new_tokens
+        return list(ids[-max(1, budget):])
+
+    # ------------------------------------------------------------------ verification
+
+    def _verify(self, jobs: list[tuple[Task, str, str | None]]) -> tuple[list[Verdict], float]:
+        t0 = time.perf_counter()
+        verdicts: list[Verdict | None] = [None] * len(jobs)
+        if self.verifier is not None:
+            verdicts = [self.verifier(t, c, code) for t, c, code in jobs]
+        else:
+            pairs, where = [], []
+            for k, (task, _, code) in enumerate(jobs):
+                if code is None:
+                    verdicts[k] = _no_code()
+                else:
+                    pairs.append((task, code))
+                    where.append(k)
+            backend = self.cfg.rollout.kernel_backend
+            for j, verdict in self.sandbox.verify_many(pairs, backend=backend):
+                verdicts[where[j]] = verdict
+        return verdicts, time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ one step's groups
+
+    def _run_turn(self, todo: list[tuple[int, int]], groups: list[Group], tasks: Sequence[Task],
+                  contexts: dict[tuple[int, int], list[dict]], index: int, timing: dict) -> None:
+        """Generate and verify turn ``index`` for the (group, sample) pairs in ``todo``."""
+        chunk = self.cfg.rollout.generation_batch_size or len(todo)
+        pending: list[tuple[list[tuple[int, int]], list[Turn], Future]] = []
+        for start in range(0, len(todo), chunk):
+            part = todo[start:start + chunk]
+            prompts = [self._encode(contexts[key]) for key in part]
+            t0 = time.perf_counter()
+            outs = self._generate(prompts)
+            timing["generate"] += time.perf_counter() - t0
+            turns = [Turn(index=index, messages=contexts[key], completion=text, code=extract_code(text),
+                          verdict=Verdict(status="format_error"), prompt_ids=p, completion_ids=c,
+                          prompt_tokens=len(p), completion_tokens=len(c))
+                     for key, p, (c, text) in zip(part, prompts, outs, strict=True)]
+            jobs = [(tasks[g], t.completion, t.code) for (g, _), t in zip(part, turns, strict=True)]
+            future = self._pool.submit(self._verify, jobs) if self.cfg.rollout.overlap else None
+            if future is None:
+                verdicts, spent = self._verify(jobs)
+                timing["sandbox"] += spent
+                pending.append((part, turns, verdicts))
+            else:
+                pending.append((part, turns, future))
+        t_wait = time.perf_counter()
+        for part, turns, result in pending:
+            verdicts = result
+            if isinstance(result, Future):
+                verdicts, spent = result.result()
+                timing["sandbox"] += spent
+            for (g, i), turn, verdict in zip(part, turns, verdicts, strict=True):
+                turn.verdict = verdict
+                groups[g].trajectories[i].turns.append(turn)
+        timing["sandbox_wait"] += time.perf_counter() - t_wait
+
+    def collect(self, tasks: Sequence[Task]) -> tuple[list[Group], dict[str, float]]:
+        """G samples per task; after turn 1, DCP picks the groups whose failing samples get feedback turns."""
+        r = self.cfg.rollout
+        timing = {"generate": 0.0, "sandbox": 0.0, "sandbox_wait": 0.0}
+        groups = [Group(task=t.name, trajectories=[Trajectory(task=t.name, sample=i)
+                                                   for i in range(r.group_size)]) for t in tasks]
+        contexts = {(g, i): self.messages_fn(t, r.kernel_backend)
+                    for g, t in enumerate(tasks) for i in range(r.group_size)}
+        todo = list(contexts)
+        for index in range(r.max_turns):
+            if not todo:
+                break
+            self._run_turn(todo, groups, tasks, contexts, index, timing)
+            if index == 0:
+                for g, expand in zip(groups, dcp_decide(groups, r.max_turns, self.cfg.dcp), strict=True):
+                    g.expanded = expand
+            todo = [(g, i) for g, grp in enumerate(groups) if grp.expanded
+                    for i, tr in enumerate(grp.trajectories) if needs_turn(tr, r.max_turns, self.cfg.dcp)]
+            for g, i in todo:
+                last = groups[g].trajectories[i].turns[-1]
+                answer = f"```python\n{last.code}```" if last.code else last.completion
+                contexts[(g, i)] = [*last.messages, {"role": "assistant", "content": answer},
+                                    {"role": "user", "content": _feedback(last.verdict, index + 1)}]
+        return groups, timing
