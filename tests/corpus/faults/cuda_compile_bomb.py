@@ -16,10 +16,11 @@ __global__ void relu_k(const float* x, float* y, long n) {
     if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
 }
 
-template <int N> struct Bomb { static constexpr long v = Bomb<N - 1>::v + Bomb<N - 2>::v; };
-template <> struct Bomb<1> { static constexpr long v = 1; };
-template <> struct Bomb<0> { static constexpr long v = 0; };
-__global__ void bomb_k(long* o) { *o = Bomb<60>::v; }
+template <int N, long M> struct Bomb {
+    static constexpr long v = Bomb<N - 1, 2 * M>::v + Bomb<N - 1, 2 * M + 1>::v;  // 2^N distinct types
+};
+template <long M> struct Bomb<0, M> { static constexpr long v = M; };
+__global__ void bomb_k(long* o) { *o = Bomb<28, 0>::v; }
 
 torch::Tensor relu_cuda(torch::Tensor x) {
     auto y = torch::empty_like(x);
