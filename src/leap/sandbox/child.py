@@ -239,6 +239,8 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     trials = []
     local = bool(job.get("child_checks", True))
+    if device == "cuda":  # trial runs share the GPU with other candidates' checks, never with timing
+        _gpu_lock(conn, "shared")
     rot = _D.InputRotation() if _D is not None else None
     problems: list[str] = []
     n_fp = int(job.get("fingerprint_trials", 1))
@@ -275,6 +277,8 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
                 _save(_to_cpu(inputs), after)
                 rec["inputs_after"] = after
         trials.append(rec)
+    if device == "cuda":
+        _gpu_unlock(conn)
     stages["run"] = _perf() - t0
     if _D is not None:
         problems += _D.integrity_problems()
@@ -291,18 +295,27 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     return result
 
 
-def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
-    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda", mmap=True)
-    conn.send_bytes(_dumps({"type": "lock"}).encode())
+def _gpu_lock(conn, mode: str) -> None:
+    """Ask the judge for this GPU (shared: trial runs; exclusive: timing) and wait for the grant."""
+    conn.send_bytes(_dumps({"type": "lock", "mode": mode}).encode())
     reply = json.loads(conn.recv_bytes().decode())
     if reply.get("type") != "granted":
-        return {"error": "timing lock refused"}
+        raise RuntimeError("GPU lock refused")
+
+
+def _gpu_unlock(conn) -> None:
+    conn.send_bytes(_dumps({"type": "unlock"}).encode())
+
+
+def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
+    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda", mmap=True)
+    _gpu_lock(conn, "exclusive")
     t0 = _perf()
     try:
         with torch.no_grad():
             res = _stage("timing", child_timing.measure, model, inputs, timing)
     finally:
-        conn.send_bytes(_dumps({"type": "unlock"}).encode())
+        _gpu_unlock(conn)
     stages["timing"] = _perf() - t0
     return res
 

@@ -2,8 +2,8 @@
 timing per GPU, behind a small `Executor` interface (a Ray implementation can fill it later).
 
 Each candidate is driven by one thread through its stages; stage capacity is bounded separately
-(compile slots, check slots, one timing lock per GPU), so a candidate compiling never holds a GPU and
-correctness checks overlap with another candidate's timing.
+(compile slots, check slots, a readers-writer lock per GPU), so a candidate compiling never holds a GPU,
+correctness checks on a GPU overlap each other, and timing has the GPU to itself.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from leap.sandbox import cuda_check
 from leap.sandbox import judge_shim as J
 from leap.sandbox import verifier as V
 from leap.sandbox.config import SandboxConfig
+from leap.sandbox.gpu_locks import GpuLocks
 from leap.sandbox.pool import ChildOutcome, WorkerPool
 from leap.sandbox.verdict import Verdict
 from leap.tasks.task import Task
@@ -34,35 +35,6 @@ class Executor(Protocol):
     def release_dir(self, private_dir: str) -> None: ...
 
     def close(self) -> None: ...
-
-
-class GpuLocks:
-    """One exclusive timing lock per GPU, plus least-loaded assignment of candidates to GPUs."""
-
-    def __init__(self, gpus: list[int]):
-        self.gpus = gpus
-        self._locks = {g: threading.Lock() for g in gpus}
-        self._load = dict.fromkeys(gpus, 0)
-        self._mu = threading.Lock()
-        self._rr = itertools.count()
-
-    def assign(self) -> int | None:
-        if not self.gpus:
-            return None
-        with self._mu:
-            low = min(self._load.values())
-            choices = [g for g in self.gpus if self._load[g] == low]
-            g = choices[next(self._rr) % len(choices)]
-            self._load[g] += 1
-            return g
-
-    def done(self, gpu: int | None) -> None:
-        if gpu is not None:
-            with self._mu:
-                self._load[gpu] -= 1
-
-    def lock(self, gpu: int) -> threading.Lock:
-        return self._locks[gpu]
 
 
 class Scheduler:
@@ -187,7 +159,8 @@ class Scheduler:
     def _check_and_time(self, task, source, be, dev, gpu, stages, base) -> Verdict:
         cfg = self.config
         t0 = time.monotonic()
-        prep = V.prepare(task, dev, cfg, gpu)
+        with self.gpus.shared(gpu):
+            prep = V.prepare(task, dev, cfg, gpu)
         stages["reference"] = time.monotonic() - t0
         if not prep.trials:
             return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this task.",
@@ -198,7 +171,7 @@ class Scheduler:
             from leap.sandbox import ref_timing
 
             t1 = time.monotonic()
-            with self.gpus.lock(gpu):
+            with self.gpus.lock(gpu).hold(exclusive=True):
                 ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
             stages["ref_timing"] = time.monotonic() - t1
             timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
@@ -210,16 +183,17 @@ class Scheduler:
                "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "ext_cache": self.ext_cache,
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
-        held: list[threading.Lock] = []
+        held: list[bool] = []  # the child's current hold on its GPU (exclusive?)
 
         def on_message(msg: dict) -> dict | None:
+            """The child asks for its GPU: shared for trial runs, exclusive for timing."""
             if msg.get("type") == "lock" and gpu is not None and not held:
-                lk = self.gpus.lock(gpu)
-                lk.acquire()
-                held.append(lk)
+                exclusive = msg.get("mode", "exclusive") == "exclusive"
+                self.gpus.lock(gpu).acquire(exclusive)
+                held.append(exclusive)
                 return {"type": "granted"}
             if msg.get("type") == "unlock" and held:
-                held.pop().release()
+                self.gpus.lock(gpu).release(held.pop())
             return None
 
         timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
@@ -233,10 +207,11 @@ class Scheduler:
                                         prepare=lambda d: V.write_inputs(prep, d))
             finally:
                 while held:
-                    held.pop().release()
+                    self.gpus.lock(gpu).release(held.pop())
         stages["check"] = time.monotonic() - t2
         try:
-            return self._judge(task, prep, out, ref_times, stages, base, timeout)
+            with self.gpus.shared(gpu):
+                return self._judge(task, prep, out, ref_times, stages, base, timeout)
         finally:
             ex.release_dir(out.private_dir)
 
