@@ -469,3 +469,11 @@ def test_mangled_sources_never_crash_the_gate():
     deep = "import torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n        return " + (
         "(" * 400) + "x" + (")" * 400) + "\n"
     assert not check_source(deep, None).ok
+
+
+def test_tensor_collections_are_tracked():
+    helper = "\ndef pair(t):\n    return t, t\n"
+    assert_rejected(triton_src(LAUNCH + "a, b = pair(out)\nreturn a + b", extra=helper), "torch_compute")
+    assert_rejected(triton_src(LAUNCH + "for t in (out, x):\n    t.mul_(2)\nreturn out"), "torch_compute")
+    assert_rejected(triton_src(LAUNCH + "xs = [out, x]\nreturn xs[0] - xs[1]"), "torch_compute")
+    assert_ok(triton_src(LAUNCH + "for t in (out,):\n    assert t.is_contiguous()\nreturn out"))

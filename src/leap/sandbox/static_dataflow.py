@@ -302,7 +302,8 @@ class DataPath:
             self._kind(s.value, env, s)
         elif isinstance(s, ast.For | ast.AsyncFor):
             ki = self._kind(s.iter, env, s)
-            self._bind(s.target, SCALAR if _is_range(s.iter) else (TENSOR if ki == TENSOR else UNKNOWN), env)
+            self._bind(s.target, SCALAR if _is_range(s.iter) else (TENSOR if ki in (TENSOR, "tensors") else UNKNOWN),
+                       env)
             ret = self._merge_ret(ret, self._body(s.body, env))
             ret = self._merge_ret(ret, self._body(s.orelse, env))
         elif isinstance(s, ast.While | ast.If):
@@ -339,7 +340,7 @@ class DataPath:
         if isinstance(target, ast.Name):
             env[target.id] = kind
         elif isinstance(target, ast.Tuple | ast.List):
-            sub = kind if kind in (TENSOR, SCALAR) else UNKNOWN
+            sub = kind if kind in (TENSOR, SCALAR) else (TENSOR if kind == "tensors" else UNKNOWN)
             for e in target.elts:
                 self._bind(e.value if isinstance(e, ast.Starred) else e, sub, env)
         elif isinstance(target, ast.Subscript):
