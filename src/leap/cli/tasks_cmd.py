@@ -53,14 +53,16 @@ def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:e
     Exit 0 when all are valid, 1 when some are not."""
     from rich.progress import track
 
+    from leap.tasks.module import single_thread
     from leap.tasks.validate import validate_task
 
     try:
         tasks = list(iter_task_source(source))
     except TaskError as exc:
         fail(str(exc))
-    reports = [validate_task(t, gpu_shapes=gpu_shapes)
-               for t in track(tasks, description="validating", transient=True)]
+    with single_thread():
+        reports = [validate_task(t, gpu_shapes=gpu_shapes)
+                   for t in track(tasks, description="validating", transient=True)]
     table = Table(title=f"validation of {len(tasks)} tasks from {source}")
     for col in ("name", "ok", "seconds", "GPU MiB", "est. GPU us", "problems"):
         table.add_column(col)

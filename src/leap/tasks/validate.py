@@ -11,12 +11,22 @@ rough roofline estimate of the reference time, used to mark tasks that may run u
 from __future__ import annotations
 
 import contextlib
+import copy
 import time
 from dataclasses import dataclass, field
 
 import torch
 
-from leap.tasks.module import build_model, clone_args, flat_tensors, load_module, make_inputs, run_reference
+from leap.tasks.module import (
+    build_model,
+    clone_args,
+    flat_tensors,
+    load_module,
+    make_inputs,
+    run_reference,
+    seed_all,
+    single_thread,
+)
 from leap.tasks.task import Task, TaskError
 
 NEAR = {"fp32": 1e-4, "fp16": 1e-3, "bf16": 4e-3, "int": 0.0}
@@ -169,7 +179,8 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
     if not small and not _cpu_sized(mod):
         return ["no get_small_inputs() and get_inputs() is too large for a CPU check"]
     problems: list[str] = []
-    inputs, out = run_reference(mod, seeds[0], small)
+    model = build_model(mod)
+    inputs, out = run_reference(mod, seeds[0], small, model)
     if not out:
         return ["forward returns no tensor"]
     report.output_shapes = [tuple(t.shape) for t in out]
@@ -182,16 +193,16 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
     if not all(_same(a, b) for a, b in zip(inputs, again_inputs, strict=True)
                if isinstance(a, torch.Tensor)):
         problems.append("inputs are not reproducible under a fixed seed")
-    model = build_model(mod)
+    fresh = build_model(mod)
     kept = clone_args(inputs)
-    torch.manual_seed(seeds[0] + 7919)  # a forward that draws random numbers shows up as a difference
+    seed_all(seeds[0] + 7919)  # a forward that draws random numbers shows up as a difference
     with torch.no_grad():
-        again = flat_tensors(model(*kept))
+        again = flat_tensors(fresh(*kept))
     if len(again) != len(out) or not all(_same(a, b) for a, b in zip(out, again, strict=True)):
         problems.append("reference is not deterministic (two runs on the same inputs differ)")
     if not all(_same(a, b) for a, b in zip(inputs, kept, strict=True) if isinstance(a, torch.Tensor)):
         problems.append("reference modifies its inputs in place")
-    _, other = run_reference(mod, seeds[1], small)
+    _, other = run_reference(mod, seeds[1], small, model)
     in_rms = max((x.double().pow(2).mean().sqrt().item() for x in inputs
                   if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()), default=0.0)
     for k, t in enumerate(out):
@@ -199,7 +210,7 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
         if why:
             problems.append(f"output {k} is degenerate: {why}" if len(out) > 1 else f"degenerate output: {why}")
     if not problems:
-        p = _conditioning_problem(mod, task, inputs)
+        p = _conditioning_problem(model, task, inputs)
         if p:
             problems.append(p)
     if gpu_shapes:
@@ -222,13 +233,12 @@ def _float_keeps_double():
         torch.Tensor.float = orig
 
 
-def _conditioning_problem(mod, task: Task, inputs: list) -> str | None:
+def _conditioning_problem(model: torch.nn.Module, task: Task, inputs: list) -> str | None:
     """Compare the reference with itself in float64 on scaled inputs (the sandbox's variants)."""
     tol = TOL.get(task.dtype, 1e-4)
     if tol == 0.0:
         return None
-    model = build_model(mod)
-    exact_model = build_model(mod).double()
+    exact_model = copy.deepcopy(model).double()
     for label, scale in VARIANTS:
         args = [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point()
                 and task.input_domains.get(i, "any") == "any" else x for i, x in enumerate(inputs)]
@@ -257,4 +267,5 @@ def _conditioning_problem(mod, task: Task, inputs: list) -> str | None:
 
 def validate_tasks(tasks, *, gpu_shapes: bool = True) -> list[ValidationReport]:
     """Validate many tasks in order (one report each)."""
-    return [validate_task(t, gpu_shapes=gpu_shapes) for t in tasks]
+    with single_thread():
+        return [validate_task(t, gpu_shapes=gpu_shapes) for t in tasks]

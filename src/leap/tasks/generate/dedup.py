@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from functools import lru_cache
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.MatMult: "matmul", ast.FloorDiv: "floordiv", ast.Mod: "mod"}
 
 
+@lru_cache(maxsize=4096)
 def normalized_source_hash(source: str) -> str:
     """Hash of the source with comments, docstrings, formatting and metadata (``LEAP_*``) removed."""
     try:
@@ -110,6 +112,7 @@ def _module_types(init: ast.FunctionDef | None) -> dict[str, str]:
     return found
 
 
+@lru_cache(maxsize=8192)
 def op_signature(source: str, *, constants: bool = True, dtype: str | None = None) -> str:
     """Operator sequence of ``Model.forward`` ("gelu-add-sum"), with constants unless told otherwise,
     prefixed by ``dtype:`` when given. Empty when the source has no parsable ``Model.forward``."""

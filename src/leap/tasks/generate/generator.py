@@ -15,6 +15,7 @@ from leap.tasks.generate.dedup import Deduper, normalized_source_hash, op_signat
 from leap.tasks.generate.grammar import Chain, sample_chain
 from leap.tasks.generate.render import render_task
 from leap.tasks.generate.solution import render_solution
+from leap.tasks.module import single_thread
 from leap.tasks.task import Task, parse_task
 from leap.tasks.validate import validate_task
 
@@ -63,6 +64,13 @@ def generate_tasks(n: int, seed: int, *, blocked: Iterable[str] | None = None, w
     out: list[GeneratedTask] = []
     t0 = time.perf_counter()
     limit = max_attempts if max_attempts is not None else 50 * n + 100
+    with single_thread():
+        _fill(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept)
+    stats.seconds = time.perf_counter() - t0
+    return out, stats
+
+
+def _fill(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept) -> None:
     while len(out) < n and stats.attempts < limit:
         stats.attempts += 1
         chain = sample_chain(rng)
@@ -91,8 +99,6 @@ def generate_tasks(n: int, seed: int, *, blocked: Iterable[str] | None = None, w
         stats.difficulty[d] = stats.difficulty.get(d, 0) + 1
         if on_accept:
             on_accept(item, stats)
-    stats.seconds = time.perf_counter() - t0
-    return out, stats
 
 
 def manifest_row(item: GeneratedTask) -> dict:
