@@ -21,7 +21,9 @@ def audit(
     out: Path | None = typer.Option(None, help="write a Markdown report here (e.g. docs/AUDIT.md)"),
     corpus: Path | None = typer.Option(None, help="corpus directory (default: the repository's tests/corpus)"),
     only: str = typer.Option("", help="comma-separated substrings: run only matching case ids"),
-    timeout: float = typer.Option(20.0, help="wall-clock limit per candidate, seconds"),
+    timeout: float = typer.Option(20.0, help="wall-clock limit per candidate run, seconds"),
+    compile_timeout: float = typer.Option(180.0, help="limit per cuda_inline build, seconds"),
+    parallel: bool = typer.Option(True, help="pipeline cases through verify_many (compiles overlap)"),
     gate_only: bool = typer.Option(False, "--gate-only", help="decide with the static gate alone (no runs)"),
 ) -> None:
     """Run every corpus case through the sandbox; print case, expected, got; exit 1 on any mismatch."""
@@ -56,12 +58,14 @@ def audit(
     else:
         from leap.sandbox import SandboxConfig
 
-        cfg = SandboxConfig(cpu_run_timeout_s=timeout, run_timeout_s=timeout,
+        cfg = SandboxConfig(cpu_run_timeout_s=timeout, run_timeout_s=timeout, compile_timeout_s=compile_timeout,
                             memory_limit_gb=3 if device == "cpu" else 32)
         with console.status(f"verifying {len(runnable)} cases on {device}") as status:
-            for r in C.run_cases(runnable, device, cfg, corpus):
+            for r in C.run_cases(runnable, device, cfg, corpus, parallel=parallel):
                 results.append(r)
                 status.update(f"verified {len(results)}/{len(runnable)} ({r.case.id}: {r.got})")
+        order = {c.id: i for i, c in enumerate(runnable)}
+        results.sort(key=lambda r: order[r.case.id])
     wall = time.monotonic() - t0
     table = Table(title=f"sandbox audit ({device})")
     for col in ("case", "expected", "got", "ok", "s"):

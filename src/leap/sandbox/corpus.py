@@ -110,11 +110,21 @@ def gate_only(case: Case, root=None) -> CaseResult:
     return CaseResult(case, got, time.monotonic() - t0, g.reason, g.detail)
 
 
-def run_cases(cases: list[Case], device: str = "cpu", config=None, root=None) -> Iterator[CaseResult]:
-    """Verify each case in one warm `Sandbox` (faults included: the pool must stay healthy)."""
+def run_cases(cases: list[Case], device: str = "cpu", config=None, root=None,
+              parallel: bool = False) -> Iterator[CaseResult]:
+    """Verify each case in one warm `Sandbox` (faults included: the pool must stay healthy).
+
+    Sequential by default (in order); ``parallel`` pipelines them through ``verify_many`` (compiles
+    overlap) and yields results as they complete."""
     from leap.sandbox import Sandbox
 
     with Sandbox(config, device=device) as sb:
+        if parallel:
+            pairs = [(case_task(c, root), c.source) for c in cases]
+            for i, v in sb.verify_many(pairs, device=device):
+                yield CaseResult(cases[i], v.status, v.stage_seconds.get("total", 0.0), v.feedback, v.detail,
+                                 {"stage_seconds": v.stage_seconds})
+            return
         for case in cases:
             t0 = time.monotonic()
             task = case_task(case, root)
