@@ -102,6 +102,8 @@ def _setup_env(job: dict, private_dir: str) -> None:
     os.environ["CUPY_CACHE_DIR"] = os.path.join(private_dir, "cupy")
     if job.get("type") == "compile":  # build only: no GPU; triton mode stays the server's
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        if job.get("max_jobs"):  # share the host's cores between concurrent builds
+            os.environ["MAX_JOBS"] = str(job["max_jobs"])
     elif job.get("device") == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     else:

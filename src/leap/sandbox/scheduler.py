@@ -137,6 +137,7 @@ class Scheduler:
         """cuda_inline: build in a CPU-only child (no GPU held), into the content-hash cache."""
         cfg = self.config
         job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
+               "max_jobs": max(1, (os.cpu_count() or 2) // cfg.n_compile_workers()),
                "ext_cache": self.ext_cache, "arch_list": _arch_list(), "isolation": cfg.isolation,
                "limits": _limits(cfg, "cpu")}
         t0 = time.monotonic()
