@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.console import Console
 from rich.syntax import Syntax
@@ -97,6 +99,10 @@ def generate_cmd(n: int = typer.Option(2000, "--n", min=1, help="number of tasks
 
     if device not in ("auto", "cpu", "cuda"):
         fail(f"--device {device}: expected auto, cpu or cuda")
+    try:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{out}: cannot create the output directory ({exc.strerror or exc})")
     console = Console()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[info]}"))
@@ -122,8 +128,6 @@ def generate_cmd(n: int = typer.Option(2000, "--n", min=1, help="number of tasks
 
 
 def _write_sft(items, out: str, verify_limit: int, device: str, console: Console) -> None:
-    from pathlib import Path
-
     from rich.progress import Progress
 
     from leap.tasks.sft import prompt_builder, write_sft
