@@ -210,3 +210,68 @@ def test_probe_reports_layers():
     assert {"environ", "network", "rlimits", "cwd_umask"} <= set(rep.layers)
     if ROOT:
         assert rep.layers["network"] == "ok"
+
+
+cgroups_ok = pytest.mark.skipif(not (ROOT and (os.path.isdir("/sys/fs/cgroup/pids")
+                                               or os.path.isfile("/sys/fs/cgroup/cgroup.controllers"))),
+                                reason="needs root and a writable cgroup hierarchy")
+
+
+@needs_root
+@cgroups_ok
+def test_cgroup_caps_fork_bomb_as_root(private_dir):
+    def probe():
+        made = 0
+        for _ in range(40):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(1.5)
+                os._exit(0)
+            made += 1
+        return made
+
+    out = run_isolated(probe, IsolationLimits(network=False, private_tmp=False, nproc=6), private_dir)
+    assert out["layers"]["cgroup"] == "ok" and "nproc" not in out["layers"]
+    assert 1 <= out["result"] < 6
+
+
+@needs_root
+@cgroups_ok
+def test_cgroup_memory_cap_and_kill_all():
+    from leap.sandbox.cgroup_limits import cgroup_pids, enter_cgroup, kill_cgroup
+
+    pid = os.fork()
+    if pid == 0:  # resident memory beyond the cap: the kernel kills the process
+        try:
+            enter_cgroup(None, 256 << 20)
+            blob = bytearray(800 << 20)  # zero-filled: every page is touched
+            os._exit(3 if blob else 4)
+        finally:
+            os._exit(5)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9, status
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a grandchild escapes the process group with setsid; the cgroup still holds it
+        try:
+            enter_cgroup(64, None)
+            if os.fork() == 0:
+                os.setsid()
+                time.sleep(60)
+                os._exit(0)
+            os.write(w, b"x")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.read(r, 1)
+    assert len(cgroup_pids(pid)) == 2
+    assert kill_cgroup(pid) == 2
+    os.waitpid(pid, 0)
+    deadline = time.time() + 5
+    while cgroup_pids(pid) and time.time() < deadline:
+        time.sleep(0.05)
+    assert cgroup_pids(pid) == []

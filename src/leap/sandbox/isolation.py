@@ -9,6 +9,8 @@ does not offer is skipped and reported (``report.layers[name] = "fallback: why"`
   root): no interfaces but a downed loopback, so even 127.0.0.1 is unreachable.
 * ``mounts``   — a private mount namespace with fresh tmpfs over /tmp, /var/tmp and /dev/shm, so
   scratch writes are private and vanish with the process (the private dir stays visible).
+* ``cgroup``   — its own cgroup (`leap.sandbox.cgroup_limits`): ``pids.max`` (a fork-bomb cap that holds
+  for root), a resident-memory cap, and a handle for the judge to kill every process it started.
 * ``rlimits``  — host memory (RLIMIT_AS on CPU; RLIMIT_DATA on GPU, where CUDA needs a huge virtual
   address space), processes (RLIMIT_NPROC; only enforced for non-root), file size (RLIMIT_FSIZE;
   SIGXFSZ ignored so a write fails with EFBIG), open files, core dumps off.
@@ -31,6 +33,8 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from leap.sandbox.cgroup_limits import enter_cgroup
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -62,6 +66,7 @@ class IsolationLimits:
     cpu_seconds: int | None = None
     network: bool = True
     private_tmp: bool = True
+    cgroup: bool = True  # own cgroup: pids.max = nproc (holds for root) and a resident-memory cap
     tmpfs_bytes: int = 1 * GiB
     drop_uid: int | None = None  # e.g. 65534 ("nobody"); None keeps the current user
     drop_gid: int | None = None  # defaults to drop_uid
@@ -97,11 +102,13 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
     _layer(rep, "environ", lambda: _scrub_environ(priv, limits))
     _layer(rep, "network", lambda: _new_netns() if limits.network else "off")
     _layer(rep, "mounts", lambda: _private_tmp(priv, limits) if limits.private_tmp else "off")
+    _layer(rep, "cgroup", lambda: enter_cgroup(limits.nproc, limits.memory_bytes) if limits.cgroup else "off")
     _layer(rep, "rlimits", lambda: _set_rlimits(limits))
     _layer(rep, "cwd_umask", lambda: _cwd_umask(priv))
     _layer(rep, "uid", lambda: _drop_uid(priv, limits) if limits.drop_uid is not None else "off")
-    if limits.drop_uid is None and limits.nproc is not None and os.geteuid() == 0:
-        rep.layers["nproc"] = "fallback: RLIMIT_NPROC is not enforced for root (enable drop_uid)"
+    if (limits.drop_uid is None and limits.nproc is not None and os.geteuid() == 0
+            and rep.layers.get("cgroup") != "ok"):
+        rep.layers["nproc"] = "fallback: RLIMIT_NPROC is not enforced for root (enable drop_uid or cgroups)"
     return rep
 
 
