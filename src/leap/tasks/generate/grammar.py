@@ -38,6 +38,11 @@ UNARY: dict[str, tuple[str, str, tuple]] = {
     "cos": ("torch.cos({h})", "tl.cos({h})", ()),
     "exp": ("torch.exp({h})", "tl.exp({h})", ()),
 }
+# Ops for positive inputs only: used by built-in solutions, never sampled (inputs are signed).
+UNARY_POSITIVE: dict[str, tuple[str, str, tuple]] = {
+    "log": ("torch.log({h})", "tl.log({h})", ()),
+    "rsqrt": ("torch.rsqrt({h})", "tl.rsqrt({h})", ()),
+}
 BINARY: dict[str, tuple[str, str]] = {
     "add": ("{h} + {o}", "{h} + {o}"),
     "sub": ("{h} - {o}", "{h} - {o}"),
@@ -55,6 +60,7 @@ ROWOPS: dict[str, str] = {
     "log_softmax": "torch.log_softmax({h}, dim=-1)",
     "layer_norm": "F.layer_norm({h}, {h}.shape[-1:])",
     "rms_norm": "{h} * torch.rsqrt({h}.pow(2).mean(dim=-1, keepdim=True) + 1e-6)",
+    "cumsum": "torch.cumsum({h}, dim=-1)",
 }
 # Final reductions over the last dim.
 REDUCES: dict[str, str] = {
@@ -167,7 +173,7 @@ def sample_chain(rng: random.Random) -> Chain:
         cols = rng.choice((1024, 2048, 4096, 8192))
         small_cols = rng.randint(33, 300)
     in_features = rng.choice((256, 512, 1024)) if linear else 0
-    rows = (16384 if dtype == "fp32" else 65536) if linear else ELEMS[dtype] // cols
+    rows = (16384 if dtype == "fp32" else 131072) if linear else ELEMS[dtype] // cols
     three_d = rng.random() < 0.25
     if three_d:
         batch = rng.choice((8, 16, 32))

@@ -6,7 +6,7 @@ Covered: chains without a linear layer (elementwise, broadcast operands, row ops
 
 from __future__ import annotations
 
-from leap.tasks.generate.grammar import BINARY, TORCH_DTYPE, UNARY, Chain, Op
+from leap.tasks.generate.grammar import BINARY, TORCH_DTYPE, UNARY, UNARY_POSITIVE, Chain, Op
 from leap.tasks.generate.render import _fill, _init_lines, _operands
 
 HELPERS = '''
@@ -41,6 +41,7 @@ ROWOP_TRITON = {
     "layer_norm": [f"mu = {_MASKED_SUM.format(e='h')} / n_cols", "d = tl.where(mask, h - mu, 0.0)",
                    "h = (h - mu) * tl.rsqrt(tl.sum(d * d, axis=0) / n_cols + 1e-5)"],
     "rms_norm": [f"h = h * tl.rsqrt({_MASKED_SUM.format(e='h * h')} / n_cols + 1e-6)"],
+    "cumsum": ["h = tl.cumsum(tl.where(mask, h, 0.0), axis=0)"],
 }
 REDUCE_TRITON = {
     "sum": [f"r = {_MASKED_SUM.format(e='h')}"],
@@ -65,7 +66,7 @@ def _load(name: str, kind: str) -> str:
 
 def _op_lines(op: Op, operand: str) -> list[str]:
     if op.kind == "unary":
-        return [f"h = {_fill(UNARY[op.name][1], 'h', op)}"]
+        return [f"h = {_fill({**UNARY, **UNARY_POSITIVE}[op.name][1], 'h', op)}"]
     if op.kind == "binary":
         return [f"h = {_fill(BINARY[op.name][1], 'h', op, operand)}"]
     if op.kind == "rowop":
