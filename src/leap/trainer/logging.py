@@ -23,7 +23,7 @@ class MetricsLogger:
     """Write one JSON line per step to ``<dir>/metrics.jsonl`` (+ TensorBoard / W&B scalars)."""
 
     def __init__(self, cfg: LoggingConfig, *, run_name: str = "leap", config: dict | None = None,
-                 enabled: bool = True, append: bool = False):
+                 enabled: bool = True, append: bool = False, resume_step: int | None = None):
         self.cfg, self.enabled = cfg, enabled
         self.dir = Path(cfg.dir)
         self._jsonl = self._tb = self._wandb = None
@@ -31,7 +31,11 @@ class MetricsLogger:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         if cfg.jsonl:
-            self._jsonl = open(self.dir / "metrics.jsonl", "a" if append else "w")
+            path = self.dir / "metrics.jsonl"
+            if resume_step is not None and path.is_file():  # drop rows logged after the checkpoint
+                keep = [r for r in read_metrics(path) if r.get("step", 0) <= resume_step]
+                path.write_text("".join(json.dumps(r) + "\n" for r in keep))
+            self._jsonl = open(path, "a" if append or resume_step is not None else "w")
         if cfg.tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter

@@ -92,7 +92,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
         step, dcp_total = int(state["step"]), DCPStats.from_dict(state.get("dcp", {}))
     ckpt_dir = Path(cfg.checkpoint.dir)
     logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, config=cfg.model_dump(mode="json"),
-                           append=bool(resume), enabled=dist.is_main)
+                           resume_step=step if resume else None, enabled=dist.is_main)
     bar = Progress(cfg.steps, start=step, enabled=cfg.logging.progress and dist.is_main)
     metrics: dict = {}
     saved_at = step

@@ -11,6 +11,7 @@ import contextlib
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -75,10 +76,13 @@ def _load_base(cfg: ModelConfig, dtype: torch.dtype):
     kwargs = {"dtype": dtype, "trust_remote_code": cfg.trust_remote_code}
     if cfg.attn_implementation:
         kwargs["attn_implementation"] = cfg.attn_implementation
+    where, extra = cfg.path, {}
+    if cfg.path.endswith(".gguf"):  # a single GGUF file (dequantised by transformers; needs `gguf`)
+        where, extra = str(Path(cfg.path).parent), {"gguf_file": Path(cfg.path).name}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(cfg.path, trust_remote_code=cfg.trust_remote_code)
-        model = AutoModelForCausalLM.from_pretrained(cfg.path, **kwargs)
-    except (OSError, ValueError) as exc:
+        tokenizer = AutoTokenizer.from_pretrained(where, trust_remote_code=cfg.trust_remote_code, **extra)
+        model = AutoModelForCausalLM.from_pretrained(where, **kwargs, **extra)
+    except (OSError, ValueError, ImportError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         raise ConfigError(f"model.path: cannot load {cfg.path!r} ({first})") from None
     if tokenizer.pad_token_id is None:

@@ -132,7 +132,7 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
     step = 0
     if resume:
         step = int(load_checkpoint(resume, policy=policy, optimizer=optimizer, scheduler=scheduler)["step"])
-    logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, append=bool(resume))
+    logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, resume_step=step if resume else None)
     bar = Progress(total_steps, start=step, enabled=cfg.logging.progress, label="sft")
     ckpt_dir = Path(cfg.checkpoint.dir)
     stop = stop or StopFlag()
