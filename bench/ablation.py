@@ -1,0 +1,225 @@
+"""Ablation on the demo's tiny policy: LEAP vs single-turn GRPO vs multi-turn without pruning vs scalar
+reward — same seeds, same SFT start, same task sequence, same RL step budget. Writes docs/RESULTS.md.
+
+    TRITON_INTERPRET=1 python bench/ablation.py --seeds 0 1 --rl-steps 8          # CPU
+    python bench/ablation.py --device cuda --seeds 0 1 2 --rl-steps 20            # GPU (speed tiers on)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+VARIANTS = ("leap", "single_turn", "multi_turn_no_pruning", "scalar_reward")
+LABEL = {"leap": "LEAP (tournament + DCP, 3 turns)", "single_turn": "single-turn GRPO (scalar, 1 turn)",
+         "multi_turn_no_pruning": "multi-turn, no pruning (tournament)",
+         "scalar_reward": "scalar reward + DCP (3 turns)"}
+
+
+def run(args) -> dict:
+    import torch
+
+    from leap.demo.episodes import Verifier
+    from leap.demo.pipeline import DemoConfig, evaluate, prepare, quick_config, train_rl
+    from leap.sandbox import Sandbox
+
+    torch.set_num_threads(args.threads)
+    results: dict = {"seeds": {}, "args": vars(args)}
+    with Sandbox(device=args.device) as sandbox:
+        for seed in args.seeds:
+            cfg = quick_config(seed) if args.quick else DemoConfig(seed=seed)
+            cfg.device = args.device
+            if args.rl_steps is not None:
+                cfg.rl_steps = args.rl_steps
+            if args.sft_steps is not None:
+                cfg.sft_steps = args.sft_steps
+            verifier = Verifier(sandbox)
+            prep = prepare(cfg, Path(args.out) / f"seed{seed}", verifier, log=print)
+            start = prep.policy.state_copy()
+            per = {"eval_sft": prep.eval_sft}
+            for variant in args.variants:
+                prep.policy.model.load_state_dict(start)
+                cfg.variant = variant
+                torch.manual_seed(seed + 10)
+                t0 = time.perf_counter()
+                rows = train_rl(prep.policy, prep.train_chains, verifier, cfg, log=print)
+                wall = time.perf_counter() - t0
+                ev = evaluate(prep.policy, prep.held, verifier, cfg, f"{variant} after RL", log=print)
+                per[variant] = {"rl": rows, "eval": ev, "rl_seconds": wall}
+            results["seeds"][str(seed)] = per
+            results["config"] = {k: v for k, v in cfg.__dict__.items() if k != "model"}
+    return results
+
+
+def _mean_sd(xs: list[float]) -> str:
+    if not xs:
+        return "-"
+    if len(xs) == 1:
+        return f"{xs[0]:.3f}"
+    return f"{statistics.mean(xs):.3f} ± {statistics.stdev(xs):.3f}"
+
+
+def plots(results: dict, docs: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for v in results["args"]["variants"]:
+        for k, (_seed, per) in enumerate(results["seeds"].items()):
+            rows = per[v]["rl"]
+            steps = [r["step"] for r in rows]
+            acc = [r["acc_at_turn"][0] for r in rows]
+            cum, s = [], 0
+            for r in rows:
+                s += r["evals_spent"]
+                cum.append(s)
+            color = f"C{results['args']['variants'].index(v)}"
+            a1.plot(steps, acc, color=color, alpha=0.8, label=LABEL[v] if k == 0 else None)
+            a2.plot(cum, acc, color=color, alpha=0.8, label=LABEL[v] if k == 0 else None)
+    a1.set_xlabel("RL step")
+    a2.set_xlabel("cumulative sandbox evaluations")
+    for a in (a1, a2):
+        a.set_ylabel("Acc@turn1 on the step's training groups")
+        a.set_ylim(0, 1)
+    a1.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(docs / "ablation_curves.png", dpi=110)
+    plt.close(fig)
+    names.append("ablation_curves.png")
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    variants = results["args"]["variants"]
+    w = 0.8 / (len(variants) + 1)
+    sft = [[per["eval_sft"]["acc_at_turn"][t] for per in results["seeds"].values()] for t in range(3)]
+    ax.bar([t - 0.4 + w / 2 for t in range(3)], [statistics.mean(x) for x in sft], w, label="SFT only",
+           color="#999")
+    for i, v in enumerate(variants):
+        vals = [[per[v]["eval"]["acc_at_turn"][t] for per in results["seeds"].values()] for t in range(3)]
+        ax.bar([t - 0.4 + w * (i + 1.5) for t in range(3)], [statistics.mean(x) for x in vals], w,
+               yerr=[statistics.stdev(x) if len(x) > 1 else 0 for x in vals], label=LABEL[v], color=f"C{i}")
+    ax.set_xticks(range(3), ["Acc@turn1", "Acc@turn2", "Acc@turn3"])
+    ax.set_ylabel("held-out")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(docs / "ablation_final.png", dpi=110)
+    plt.close(fig)
+    names.append("ablation_final.png")
+    return names
+
+
+def write_results(results: dict, docs: Path, cmd: str) -> Path:
+    variants = results["args"]["variants"]
+    seeds = list(results["seeds"].values())
+    cfg = results["config"]
+    names = plots(results, docs)
+    agg: dict[str, dict[str, list[float]]] = {}
+    for v in variants:
+        a = agg[v] = {"acc1": [], "acc2": [], "acc3": [], "evals_step": [], "wall_step": [], "tps": [],
+                      "expand": []}
+        for per in seeds:
+            ev, rows = per[v]["eval"], per[v]["rl"]
+            for t in range(3):
+                a[f"acc{t + 1}"].append(ev["acc_at_turn"][t])
+            a["evals_step"].append(sum(r["evals_spent"] for r in rows) / len(rows))
+            a["wall_step"].append(per[v]["rl_seconds"] / len(rows))
+            if ev.get("turns_per_success") is not None:
+                a["tps"].append(ev["turns_per_success"])
+            a["expand"].append(sum(r["groups_expanded"] for r in rows) / max(1, sum(r["groups"] for r in rows)))
+    sft = {t: [per["eval_sft"]["acc_at_turn"][t] for per in seeds] for t in range(3)}
+    lines = [
+        "# Results", "",
+        f"Generated by `bench/ablation.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: "
+        f"{platform.node()}, {os.cpu_count()} CPU cores ({platform.machine()}), device `{results['args']['device']}`, "
+        f"Python {platform.python_version()}.", "",
+        f"Command: `{cmd}`", "",
+        "## Ablation on the tiny policy", "",
+        "Every variant starts from the same SFT checkpoint per seed (a 0.6M-parameter Qwen2-style decoder with "
+        "its own line-level BPE tokenizer, trained from scratch on sandbox-verified pairs of generated "
+        "elementwise-chain tasks), sees the same sequence of training tasks and runs the same number of RL "
+        f"steps ({cfg['rl_steps']} steps × {cfg['tasks_per_step']} tasks × G={cfg['group_size']}). Held-out: "
+        f"{seeds[0]['eval_sft']['tasks']} tasks (op chains disjoint from training) × "
+        f"{cfg['eval_samples']} samples, up to 3 turns with sandbox feedback for every failing sample. "
+        f"Seeds: {', '.join(results['seeds'])} (mean ± sample s.d. across seeds where > 1). CPU: correctness "
+        "through the Triton interpreter, no timing, so speed tiers are absent from the tournament and the "
+        "scalar reward reduces to 0.3·correct.", "",
+        "| variant | held-out Acc@turn1 | Acc@turn2 | Acc@turn3 | sandbox evals / step | groups expanded | "
+        "wall-clock s / step | turns per success |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| SFT only (start) | {_mean_sd(sft[0])} | {_mean_sd(sft[1])} | {_mean_sd(sft[2])} | - | - | - | - |",
+    ]
+    for v in variants:
+        a = agg[v]
+        lines.append(f"| {LABEL[v]} | {_mean_sd(a['acc1'])} | {_mean_sd(a['acc2'])} | {_mean_sd(a['acc3'])} | "
+                     f"{_mean_sd(a['evals_step'])} | {statistics.mean(a['expand']):.0%} | "
+                     f"{_mean_sd(a['wall_step'])} | {_mean_sd(a['tps'])} |")
+    lines += ["", *[f"![{n}]({n})" for n in names], "", "## Claims checked", ""]
+    if "leap" in agg and "multi_turn_no_pruning" in agg:
+        e_l, e_n = statistics.mean(agg["leap"]["evals_step"]), statistics.mean(agg["multi_turn_no_pruning"]["evals_step"])
+        cut = 1 - e_l / e_n if e_n else 0.0
+        d3 = statistics.mean(agg["leap"]["acc3"]) - statistics.mean(agg["multi_turn_no_pruning"]["acc3"])
+        ok = cut >= 0.40 and d3 >= 0
+        lines.append(f"- **DCP vs unpruned multi-turn** (target: ≥ 40% fewer sandbox evaluations per step at "
+                     f"equal or better final Acc@turn3): {cut:.0%} fewer evaluations per step "
+                     f"({e_l:.1f} vs {e_n:.1f}); final Acc@turn3 difference {d3:+.3f}. "
+                     f"{'Holds here.' if ok else 'Does NOT hold here.'}")
+    if "leap" in agg and "scalar_reward" in agg:
+        d1 = statistics.mean(agg["leap"]["acc1"]) - statistics.mean(agg["scalar_reward"]["acc1"])
+        lines.append(f"- **Rank-based vs scalar reward** (claim: better first-turn proficiency): held-out "
+                     f"Acc@turn1 difference {d1:+.3f} (tournament minus scalar). "
+                     f"{'Consistent with the claim.' if d1 > 0 else 'Not observed here.'}")
+    if "leap" in agg and "single_turn" in agg:
+        d3 = statistics.mean(agg["leap"]["acc3"]) - statistics.mean(agg["single_turn"]["acc3"])
+        lines.append(f"- **LEAP vs single-turn GRPO**: final Acc@turn3 difference {d3:+.3f}.")
+    d1 = statistics.mean(agg.get("leap", {"acc1": [0]})["acc1"]) - statistics.mean(sft[0])
+    lines.append(f"- **RL over SFT** (LEAP): held-out Acc@turn1 {statistics.mean(sft[0]):.3f} -> "
+                 f"{statistics.mean(agg.get('leap', {'acc1': [0]})['acc1']):.3f} ({d1:+.3f}).")
+    lines += ["", "Sandbox evaluations count every turn the algorithm asked to verify; within one run, identical "
+              "(task, code) pairs are executed once (cached), which changes wall-clock only. With few seeds and "
+              "a few hundred held-out samples, differences of a few points are within noise (binomial s.e. "
+              "≈ 0.03 at 250 samples).", ""]
+    path = docs / "RESULTS.md"
+    prev = path.read_text() if path.exists() else ""
+    marker = "\n## Further results\n"
+    tail = prev[prev.index(marker):] if marker in prev else ""
+    path.write_text("\n".join(lines) + tail)
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--rl-steps", type=int, default=None)
+    ap.add_argument("--sft-steps", type=int, default=None)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", default="runs/ablation")
+    ap.add_argument("--docs", default="docs")
+    ap.add_argument("--from-json", default=None, help="only re-write RESULTS.md from a results.json")
+    args = ap.parse_args(argv)
+    if args.device == "cpu":
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+    docs = Path(args.docs)
+    docs.mkdir(parents=True, exist_ok=True)
+    if args.from_json:
+        results = json.loads(Path(args.from_json).read_text())
+    else:
+        results = run(args)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "results.json").write_text(json.dumps(results, indent=1))
+    cmd = "python " + " ".join(["bench/ablation.py", *(argv if argv is not None else sys.argv[1:])])
+    print(f"wrote {write_results(results, docs, cmd)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,289 @@
+"""The demo pipeline: tasks -> verified SFT pairs -> tiny policy (SFT) -> eval -> LEAP RL -> eval.
+
+SFT is a short supervised loop here; RL updates go through the trainer's `train_on_groups` (credits,
+tournament / scalar advantages, token batches and the clipped loss from `leap.algorithms`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+
+from leap.algorithms.config import CreditConfig, DCPConfig, RewardConfig
+from leap.algorithms.dcp import DCPStats, dcp_step_stats
+from leap.demo.episodes import Verifier, acc_at_turns, run_groups
+from leap.demo.family import compact_spec, make_task, perturb, solution, split_chains
+from leap.demo.policy import (
+    TinyConfig,
+    TinyPolicy,
+    build_model,
+    build_prompt,
+    format_answer,
+    sft_step,
+    train_tokenizer,
+)
+
+VARIANTS = ("leap", "single_turn", "multi_turn_no_pruning", "scalar_reward")
+
+
+@dataclass
+class DemoConfig:
+    """Every knob of one demo run (defaults: the full demo on 2 CPU cores)."""
+
+    seed: int = 0
+    device: str = "cpu"
+    variant: str = "leap"
+    n_train: int = 300
+    n_eval: int = 32
+    max_len: int = 4
+    n_repair: int = 60
+    eval_samples: int = 4
+    sft_steps: int = 400
+    sft_batch: int = 16
+    sft_lr: float = 3e-3
+    rl_steps: int = 8
+    tasks_per_step: int = 8
+    group_size: int = 8
+    max_turns: int = 3
+    rl_lr: float = 5e-4
+    temperature: float = 1.0
+    max_new_tokens: int = 64
+    model: TinyConfig = field(default_factory=TinyConfig)
+
+
+def quick_config(seed: int = 0) -> DemoConfig:
+    """The shortened demo (CI): fewer tasks, samples and steps."""
+    return DemoConfig(seed=seed, n_train=120, n_eval=12, n_repair=16, eval_samples=2, sft_steps=200,
+                      rl_steps=2, tasks_per_step=4, group_size=4)
+
+
+def variant_settings(variant: str, max_turns: int) -> tuple[int, DCPConfig, RewardConfig, CreditConfig]:
+    """(max_turns, DCP, reward, credit) of an ablation variant."""
+    if variant == "leap":
+        return max_turns, DCPConfig(), RewardConfig(), CreditConfig()
+    if variant == "single_turn":
+        return 1, DCPConfig(), RewardConfig(kind="scalar"), CreditConfig()
+    if variant == "multi_turn_no_pruning":
+        return max_turns, DCPConfig(enabled=False), RewardConfig(), CreditConfig()
+    if variant == "scalar_reward":
+        return max_turns, DCPConfig(), RewardConfig(kind="scalar"), CreditConfig()
+    raise ValueError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
+
+
+def _status_counts(verdicts) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in verdicts:
+        out[v.status] = out.get(v.status, 0) + 1
+    return out
+
+
+def solvable(chains, verifier: Verifier) -> list:
+    """Held-out chains whose template solution passes the sandbox (a few fail on rescaled inputs)."""
+    tasks = [make_task(c, "eval") for c in chains]
+    verdicts = verifier.verify([(t, solution(c)) for t, c in zip(tasks, chains, strict=True)])
+    return [c for c, v in zip(chains, verdicts, strict=True) if v.correct]
+
+
+def build_sft_data(cfg: DemoConfig, train_chains, verifier: Verifier, log: Callable[[str], None]):
+    """Verified (prompt, answer) pairs: template solutions, plus repair turns from wrong attempts."""
+    tasks = [make_task(c, "train") for c in train_chains]
+    verdicts = verifier.verify([(t, solution(c)) for t, c in zip(tasks, train_chains, strict=True)])
+    rows = []
+    for t, c, v in zip(tasks, train_chains, verdicts, strict=True):
+        if v.correct:
+            rows.append({"task_id": t.name, "prompt": build_prompt(compact_spec(c)),
+                         "answer": format_answer(solution(c)), "verdict": v.status, "turn": 1})
+    log(f"SFT pairs: {len(rows)}/{len(tasks)} template solutions verified ({_status_counts(verdicts)})")
+    rng = random.Random(cfg.seed + 1)
+    picks = [i for i, v in enumerate(verdicts) if v.correct]
+    rng.shuffle(picks)
+    wrong = [(i, perturb(train_chains[i], rng)) for i in picks[:cfg.n_repair]]
+    wverd = verifier.verify([(tasks[i], solution(w)) for i, w in wrong])
+    n_rep = 0
+    for (i, w), v in zip(wrong, wverd, strict=True):
+        if v.correct:  # the perturbation happened to be equivalent; not a repair example
+            continue
+        c = train_chains[i]
+        rows.append({"task_id": tasks[i].name,
+                     "prompt": build_prompt(compact_spec(c), [(solution(w), v.feedback)]),
+                     "answer": format_answer(solution(c)), "verdict": "ok", "turn": 2})
+        n_rep += 1
+    log(f"repair pairs: {n_rep} (wrong attempt + real sandbox feedback -> verified solution)")
+    return rows
+
+
+def train_sft(policy: TinyPolicy, rows, cfg: DemoConfig, log: Callable[[str], None]) -> list[float]:
+    data = [(policy.encode(r["prompt"]), policy.encode(r["answer"]) + [1]) for r in rows]
+    opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
+    rng = random.Random(cfg.seed + 2)
+    losses = []
+    t0 = time.perf_counter()
+    for step in range(1, cfg.sft_steps + 1):
+        losses.append(sft_step(policy, rng.sample(data, min(cfg.sft_batch, len(data))), opt))
+        if step % 100 == 0 or step == cfg.sft_steps:
+            log(f"SFT step {step}/{cfg.sft_steps} loss {sum(losses[-50:]) / len(losses[-50:]):.4f} "
+                f"({time.perf_counter() - t0:.0f}s)")
+    return losses
+
+
+def evaluate(policy: TinyPolicy, chains, verifier: Verifier, cfg: DemoConfig, label: str,
+             log: Callable[[str], None]) -> dict:
+    """Held-out Acc@turn 1..max_turns: ``eval_samples`` samples per task, every failure gets feedback turns."""
+    tasks = [make_task(c, "eval") for c in chains]
+    before = verifier.spend.requested
+    groups = run_groups(policy, tasks, [compact_spec(c) for c in chains], verifier,
+                        group_size=cfg.eval_samples, max_turns=cfg.max_turns,
+                        dcp=DCPConfig(enabled=False), temperature=cfg.temperature,
+                        max_new_tokens=cfg.max_new_tokens)
+    acc = acc_at_turns(groups, cfg.max_turns)
+    solved_any = sum(1 for g in groups if any(tr.turns[0].solved for tr in g.trajectories))
+    by_len: dict[int, list[float]] = {}
+    for c, g in zip(chains, groups, strict=True):
+        by_len.setdefault(len(c), []).extend(float(tr.turns[0].solved) for tr in g.trajectories)
+    solved = [tr.solved_turn for g in groups for tr in g.trajectories if tr.solved_turn is not None]
+    res = {"label": label, "acc_at_turn": acc,
+           "turns_per_success": sum(solved) / len(solved) if solved else None, "tasks": len(chains), "samples_per_task": cfg.eval_samples,
+           "tasks_solved_turn1_any": solved_any,
+           "acc1_by_chain_length": {k: sum(v) / len(v) for k, v in sorted(by_len.items())},
+           "sandbox_evals": verifier.spend.requested - before}
+    log(f"eval [{label}] Acc@turn " + " / ".join(f"{a:.3f}" for a in acc)
+        + f" on {len(chains)} held-out tasks x {cfg.eval_samples} samples; turn-1 solved (any) "
+        f"{solved_any}/{len(chains)}")
+    return res
+
+
+def _trainer_config(cfg: DemoConfig, max_turns: int, dcp, reward, credit):
+    from leap.trainer.config import (
+        ModelConfig,
+        OptimConfig,
+        RolloutConfig,
+        SamplingConfig,
+        TinyModelConfig,
+        TrainConfig,
+    )
+
+    return TrainConfig(model=ModelConfig(tiny=TinyModelConfig(), finetune="full"),
+                       rollout=RolloutConfig(group_size=cfg.group_size, tasks_per_step=cfg.tasks_per_step,
+                                             max_turns=max_turns,
+                                             sampling=SamplingConfig(temperature=cfg.temperature,
+                                                                     max_new_tokens=cfg.max_new_tokens)),
+                       dcp=dcp, reward=reward, credit=credit,
+                       optim=OptimConfig(lr=cfg.rl_lr, micro_batch_size=64), steps=cfg.rl_steps,
+                       seed=cfg.seed, device="cpu" if cfg.device == "cpu" else "cuda")
+
+
+def train_rl(policy: TinyPolicy, train_chains, verifier: Verifier, cfg: DemoConfig,
+             log: Callable[[str], None]) -> list[dict]:
+    """LEAP RL (or an ablation variant): rollouts with DCP, then the trainer's update on the groups."""
+    from leap.trainer.model import PolicyModel
+    from leap.trainer.optim import build_optimizer, build_scheduler
+    from leap.trainer.step import train_on_groups
+
+    max_turns, dcp, reward, credit = variant_settings(cfg.variant, cfg.max_turns)
+    tcfg = _trainer_config(cfg, max_turns, dcp, reward, credit)
+    pm = PolicyModel(model=policy.model, tokenizer=SimpleNamespace(pad_token_id=0), lora=False)
+    opt = build_optimizer(pm.trainable_parameters(), tcfg.optim)
+    sched = build_scheduler(opt, tcfg.optim, cfg.rl_steps)
+    rng = random.Random(cfg.seed + 3)
+    pool = list(train_chains)
+    rows, total = [], DCPStats()
+    for step in range(1, cfg.rl_steps + 1):
+        t0 = time.perf_counter()
+        spend0 = (verifier.spend.requested, verifier.spend.executed, verifier.spend.generate_s,
+                  verifier.spend.sandbox_s)
+        chains = rng.sample(pool, cfg.tasks_per_step)
+        tasks = [make_task(c, "train") for c in chains]
+        groups = run_groups(policy, tasks, [compact_spec(c) for c in chains], verifier,
+                            group_size=cfg.group_size, max_turns=max_turns, dcp=dcp,
+                            temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
+        stats = dcp_step_stats(groups, max_turns, dcp)
+        total += stats
+        t1 = time.perf_counter()
+        m = train_on_groups(pm, opt, sched, groups, tcfg, policy.model.device)
+        trajs = [tr for g in groups for tr in g.trajectories]
+        row = {"step": step, "reward": sum(tr.solved for tr in trajs) / len(trajs),
+               "acc_at_turn": acc_at_turns(groups, max_turns),
+               "groups": len(groups), "groups_expanded": stats.groups_expanded,
+               "evals_spent": stats.evals_spent, "evals_all_expanded": stats.evals_all,
+               "evals_saved": stats.evals_saved,
+               "evals_executed": verifier.spend.executed - spend0[1],
+               "generate_s": verifier.spend.generate_s - spend0[2],
+               "sandbox_s": verifier.spend.sandbox_s - spend0[3], "train_s": time.perf_counter() - t1,
+               "step_s": time.perf_counter() - t0, "loss": m.get("loss"), "grad_norm": m.get("grad_norm"),
+               "entropy": m.get("entropy"), "train_samples": m.get("train_samples")}
+        rows.append(row)
+        log(f"RL step {step}/{cfg.rl_steps} [{cfg.variant}] solved {row['reward']:.3f} "
+            f"acc@1 {row['acc_at_turn'][0]:.3f} expanded {stats.groups_expanded}/{len(groups)} "
+            f"evals {stats.evals_spent} (all-expanded {stats.evals_all}) {row['step_s']:.0f}s")
+    return rows
+
+
+@dataclass
+class Prepared:
+    """What every RL variant starts from: tasks, verified pairs and the SFT policy."""
+
+    train_chains: list
+    held: list
+    rows: list[dict]
+    policy: TinyPolicy
+    eval_sft: dict
+    sft_seconds: float
+    sft_loss: float
+
+
+def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str], None] = print) -> Prepared:
+    """Tasks, verified SFT pairs (``sft.jsonl``), tokenizer, SFT, held-out eval of the SFT policy."""
+    out.mkdir(parents=True, exist_ok=True)
+    train_chains, held = split_chains(cfg.seed, cfg.n_train, cfg.n_eval + 8, cfg.max_len)
+    held = solvable(held, verifier)[:cfg.n_eval]
+    (out / "tasks").mkdir(exist_ok=True)
+    for c in held[:3] + train_chains[-3:]:
+        task = make_task(c, "eval" if c in held else "train")
+        (out / "tasks" / f"{task.name}.py").write_text(task.source)
+    rows = build_sft_data(cfg, train_chains, verifier, log)
+    with open(out / "sft.jsonl", "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    torch.manual_seed(cfg.seed)
+    tok = train_tokenizer([r["prompt"] + r["answer"] for r in rows], cfg.model.vocab_size)
+    policy = TinyPolicy(tok, build_model(cfg.model, tok.get_vocab_size(), cfg.seed), cfg.device)
+    n_params = sum(p.numel() for p in policy.model.parameters())
+    log(f"tiny policy: {n_params / 1e6:.2f}M parameters, vocab {tok.get_vocab_size()}")
+    t0 = time.perf_counter()
+    losses = train_sft(policy, rows, cfg, log)
+    t_sft = time.perf_counter() - t0
+    ev = evaluate(policy, held, verifier, cfg, "after SFT", log)
+    policy.save(out / "policy_sft")
+    return Prepared(train_chains, held, rows, policy, ev, t_sft, sum(losses[-50:]) / max(1, len(losses[-50:])))
+
+
+def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], None] = print) -> dict:
+    """Run the whole demo into ``out``; returns the summary (also written to ``summary.json``)."""
+    out = Path(out)
+    t_start = time.perf_counter()
+    verifier = Verifier(sandbox)
+    prep = prepare(cfg, out, verifier, log)
+    torch.manual_seed(cfg.seed + 10)
+    t_rl = time.perf_counter()
+    rl_rows = train_rl(prep.policy, prep.train_chains, verifier, cfg, log)
+    t_rl = time.perf_counter() - t_rl
+    ev_rl = evaluate(prep.policy, prep.held, verifier, cfg, "after RL", log)
+    prep.policy.save(out / "policy_rl")
+    with open(out / "metrics.jsonl", "w") as f:
+        for r in rl_rows:
+            f.write(json.dumps(r) + "\n")
+    summary = {"config": asdict(cfg), "params": sum(p.numel() for p in prep.policy.model.parameters()),
+               "sft_pairs": len(prep.rows), "sft_loss_final": prep.sft_loss,
+               "eval_sft": prep.eval_sft, "eval_rl": ev_rl, "rl": rl_rows,
+               "sandbox_requested": verifier.spend.requested, "sandbox_executed": verifier.spend.executed,
+               "seconds": {"total": time.perf_counter() - t_start, "sft": prep.sft_seconds, "rl": t_rl},
+               "train_tasks": len(prep.train_chains), "held_out_tasks": len(prep.held)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
