@@ -122,8 +122,9 @@ def run_cases(cases: list[Case], device: str = "cpu", config=None, root=None,
         if parallel:
             pairs = [(case_task(c, root), c.source) for c in cases]
             for i, v in sb.verify_many(pairs, device=device):
-                yield CaseResult(cases[i], v.status, v.stage_seconds.get("total", 0.0), v.feedback, v.detail,
-                                 {"stage_seconds": v.stage_seconds})
+                st = v.stage_seconds
+                busy = st.get("total", 0.0) - sum(x for k, x in st.items() if k.endswith("_wait"))
+                yield CaseResult(cases[i], v.status, max(busy, 0.0), v.feedback, v.detail, {"stage_seconds": st})
             return
         for case in cases:
             t0 = time.monotonic()
