@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
+import signal
 import sys
 import time
 from pathlib import Path
@@ -60,10 +61,18 @@ def audit(
 
         cfg = SandboxConfig(cpu_run_timeout_s=timeout, run_timeout_s=timeout, compile_timeout_s=compile_timeout,
                             memory_limit_gb=3 if device == "cpu" else 32)
-        with console.status(f"verifying {len(runnable)} cases on {device}") as status:
-            for r in C.run_cases(runnable, device, cfg, corpus, parallel=parallel):
-                results.append(r)
-                status.update(f"verified {len(results)}/{len(runnable)} ({r.case.id}: {r.got})")
+        previous = signal.signal(signal.SIGTERM, _interrupt)  # `timeout` still gets a partial report
+        try:
+            with console.status(f"verifying {len(runnable)} cases on {device}") as status:
+                for r in C.run_cases(runnable, device, cfg, corpus, parallel=parallel):
+                    results.append(r)
+                    status.update(f"verified {len(results)}/{len(runnable)} ({r.case.id}: {r.got})")
+        except KeyboardInterrupt:
+            done = {r.case.id for r in results}
+            results += [C.CaseResult(c, "not run") for c in runnable if c.id not in done]
+            console.print("[yellow]interrupted: unfinished cases are reported as 'not run'[/]")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
         order = {c.id: i for i, c in enumerate(runnable)}
         results.sort(key=lambda r: order[r.case.id])
     wall = time.monotonic() - t0
@@ -86,6 +95,10 @@ def audit(
         console.print(f"wrote {out}")
     if summary["mismatches"]:
         raise typer.Exit(1)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def summarize(results, skipped, gate_only: bool = False) -> dict:
