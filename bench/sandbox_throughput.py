@@ -279,7 +279,8 @@ def main() -> None:
     res.update(device=args.device, date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                command="python " + " ".join(sys.argv), machine=_machine(args.device))
     batch = build_batch(args.quick, args.device, args.n, 0 if args.quick else args.n_inline)
-    cache = tempfile.mkdtemp(prefix="leap-bench-cache-")
+    # a fresh cache, not under /tmp (the candidate's private tmp mounts would hide it from the candidate)
+    cache = str(Path.home() / ".cache" / f"leap-bench-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}")
     if args.mode in ("all", "pool"):
         res["pool"] = run_pool(batch, args.device, args.workers, cache)
         print(f"pool: {len(batch)} candidates in {res['pool']['wall_s']:.1f} s", flush=True)

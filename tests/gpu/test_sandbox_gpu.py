@@ -19,9 +19,13 @@ from leap.tasks.task import parse_task  # noqa: E402
 pytestmark = pytest.mark.gpu
 
 
+# not under /tmp: the candidate's private tmp mounts would hide the extension build cache from it
+CACHE = Path.home() / ".cache" / "leap-gpu-tests"
+
+
 @pytest.fixture(scope="module")
-def sb(tmp_path_factory):
-    cfg = SandboxConfig(workers=4, run_timeout_s=60, cache_dir=tmp_path_factory.mktemp("leap_cache"))
+def sb():
+    cfg = SandboxConfig(workers=4, run_timeout_s=120, cache_dir=CACHE)
     with Sandbox(cfg, device="cuda") as box:
         yield box
 
@@ -63,8 +67,8 @@ def test_illegal_memory_access_then_next_candidate_on_that_gpu(sb, relu):
         assert ok.status == "ok", ok.feedback
 
 
-def test_kernel_infinite_loop_times_out_then_next_verifies(relu, tmp_path):
-    cfg = SandboxConfig(workers=1, run_timeout_s=15, cache_dir=tmp_path)
+def test_kernel_infinite_loop_times_out_then_next_verifies(relu):
+    cfg = SandboxConfig(workers=1, run_timeout_s=15, cache_dir=CACHE)
     with Sandbox(cfg, device="cuda") as box:
         v = box.verify(relu, K.NVRTC_INFINITE_LOOP)
         _show("loop", v)
@@ -93,18 +97,18 @@ def test_nvrtc_end_to_end_median_under_1_5_s(sb, relu):
     assert statistics.median(v.stage_seconds["total"] for v in runs) <= 1.5
 
 
-def test_cupy_preloaded_in_the_forkserver(relu, tmp_path):
+def test_cupy_preloaded_in_the_forkserver(relu):
     """Informative: cupy imported by the forkserver must not break CUDA in the children (saves ~0.3 s)."""
-    cfg = SandboxConfig(workers=1, preload_extra=["cupy"], cache_dir=tmp_path)
+    cfg = SandboxConfig(workers=1, preload_extra=["cupy"], cache_dir=CACHE)
     with Sandbox(cfg, device="cuda") as box:
         runs = [box.verify(relu, K.NVRTC_RELU) for _ in range(3)]
         _show("cupy preloaded", runs[-1])
         assert all(v.status == "ok" for v in runs)
 
 
-def test_host_memory_rlimit_with_cuda(relu, tmp_path):
+def test_host_memory_rlimit_with_cuda(relu):
     """Informative: does CUDA work in a child under RLIMIT_DATA (isolation's GPU memory limit)?"""
-    cfg = SandboxConfig(workers=1, gpu_host_memory_limit_gb=16, cache_dir=tmp_path)
+    cfg = SandboxConfig(workers=1, gpu_host_memory_limit_gb=16, cache_dir=CACHE)
     with Sandbox(cfg, device="cuda") as box:
         v = box.verify(relu, K.NVRTC_RELU)
         _show("rlimit_data", v)

@@ -135,9 +135,37 @@ def _isolate(job: dict, private_dir: str) -> dict:
     except ImportError:
         return {"isolation": "fallback: leap.sandbox.isolation not available"}
     kw = {k: v for k, v in (job.get("limits") or {}).items() if k in ("memory_bytes", "drop_uid", "network")}
+    paths = [p for p in job.get("keep_paths") or [] if os.path.isdir(p)]
+    if "keep_paths" in getattr(isolation.IsolationLimits, "__dataclass_fields__", {}):
+        kw["keep_paths"], paths = tuple(paths), []  # the isolation layer binds them back itself
     limits = isolation.IsolationLimits.for_device(job.get("device") or "cpu", **kw)
+    keep = []
+    for p in paths:  # shared caches (e.g. the extension build cache) hidden by private tmp mounts
+        try:
+            keep.append((p, os.open(p, os.O_RDONLY | os.O_DIRECTORY)))
+        except OSError:
+            pass
     report = isolation.enter_isolation(private_dir, limits)
-    return dict(report.layers)
+    layers = dict(report.layers)
+    for p, fd in keep:
+        try:
+            if not (os.path.isdir(p) and os.path.samestat(os.stat(p), os.fstat(fd))):
+                _bind_back(fd, p)  # the private tmp mounts hid it: bind the original back
+        except OSError as exc:
+            layers[f"keep:{p}"] = f"fallback: {exc}"
+        finally:
+            os.close(fd)
+    return layers
+
+
+def _bind_back(fd: int, path: str) -> None:
+    import ctypes
+
+    os.makedirs(path, exist_ok=True)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, 0x1000, None) != 0:  # MS_BIND
+        err = ctypes.get_errno()
+        raise OSError(err, f"bind {path}: {os.strerror(err)}")
 
 
 def ext_hash(kwargs: dict) -> str:
