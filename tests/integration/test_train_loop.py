@@ -109,12 +109,13 @@ def test_resume_after_sigterm_matches_straight_run(tiny_path, tmp_path, short_pr
 def test_real_sandbox_verdicts_feed_a_training_step(tiny_path, tmp_path):
     """Candidates verified by the real sandbox (Triton interpreter): the known-good solution, a solution
     of another task (incorrect) and prose (format error) -> tournament -> one update of every LoRA tensor."""
+    from leap.rollout.extract import extract_code
     from leap.rollout.records import Group, Trajectory, Turn
     from leap.tasks.solutions import reference_solution
     from leap.tasks.suite import get_builtin
     from leap.trainer.model import load_policy
     from leap.trainer.optim import build_optimizer, build_scheduler
-    from leap.trainer.rollouts import Rollouts, extract_code
+    from leap.trainer.rollouts import Rollouts
     from leap.trainer.step import train_on_groups
 
     cfg = _cfg(tiny_path, tmp_path, "rollout.group_size=4", "rollout.sandbox_device=cpu",

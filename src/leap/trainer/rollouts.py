@@ -2,8 +2,9 @@
 that earn feedback turns.
 
 TEMPORARY RUNNER: until the rollout package's episode runner lands, this module holds a small one over
-`leap.rollout.prompts` (turn-1 messages, feedback messages), `leap.algorithms.dcp` (the gate / budget
-decision and which samples continue) and the sandbox. `Rollouts.collect` is the only entry point the
+`leap.rollout.prompts` (turn-1 messages), `leap.rollout.extract` (the candidate code),
+`leap.rollout.context` (the bounded multi-turn context: earlier answers reduced to code + feedback),
+`leap.algorithms.dcp` (the gate / budget decision and which samples continue) and the sandbox. `Rollouts.collect` is the only entry point the
 loop uses, so swapping in the shared runner changes nothing else.
 
 Overlap: generation proceeds in chunks (``rollout.generation_batch_size``); each chunk's candidates are
@@ -12,7 +13,6 @@ sent to the sandbox pool from a background thread while the next chunk generates
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import torch
 
 from leap.algorithms.dcp import dcp_decide, needs_turn
+from leap.rollout.context import next_messages
+from leap.rollout.extract import extract_code
 from leap.rollout.records import Group, Trajectory, Turn
 from leap.sandbox.verdict import Verdict
 from leap.tasks.task import Task
@@ -27,15 +29,7 @@ from leap.trainer.config import TrainConfig
 from leap.trainer.model import PolicyModel
 from leap.trainer.sft import render_prompt
 
-_FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.DOTALL)
-
 TextVerifier = Callable[[Task, str, "str | None"], Verdict]  # (task, completion, code) -> Verdict
-
-
-def extract_code(completion: str) -> str | None:
-    """The answer's last fenced python block (None if there is none)."""
-    blocks = _FENCE.findall(completion)
-    return blocks[-1] if blocks else None
 
 
 def _no_code() -> Verdict:
@@ -46,12 +40,6 @@ def _default_messages(task: Task, backend: str) -> list[dict]:
     from leap.rollout.prompts import build_messages
 
     return build_messages(task, backend)
-
-
-def _feedback(verdict: Verdict, turn: int) -> str:
-    from leap.rollout.prompts import feedback_message
-
-    return feedback_message(verdict.feedback, turn)
 
 
 class Rollouts:
@@ -174,9 +162,14 @@ class Rollouts:
         timing = {"generate": 0.0, "sandbox": 0.0, "sandbox_wait": 0.0}
         groups = [Group(task=t.name, trajectories=[Trajectory(task=t.name, sample=i)
                                                    for i in range(r.group_size)]) for t in tasks]
-        contexts = {(g, i): self.messages_fn(t, r.kernel_backend)
-                    for g, t in enumerate(tasks) for i in range(r.group_size)}
+        first = [self.messages_fn(t, r.kernel_backend) for t in tasks]
+        contexts = {(g, i): first[g] for g in range(len(tasks)) for i in range(r.group_size)}
         todo = list(contexts)
+        budget = r.max_context_tokens - r.sampling.max_new_tokens
+
+        def count(text: str) -> int:
+            return len(self.policy.tokenizer(text, add_special_tokens=False)["input_ids"])
+
         for index in range(r.max_turns):
             if not todo:
                 break
@@ -187,8 +180,6 @@ class Rollouts:
             todo = [(g, i) for g, grp in enumerate(groups) if grp.expanded
                     for i, tr in enumerate(grp.trajectories) if needs_turn(tr, r.max_turns, self.cfg.dcp)]
             for g, i in todo:
-                last = groups[g].trajectories[i].turns[-1]
-                answer = f"```python\n{last.code}```" if last.code else last.completion
-                contexts[(g, i)] = [*last.messages, {"role": "assistant", "content": answer},
-                                    {"role": "user", "content": _feedback(last.verdict, index + 1)}]
+                contexts[(g, i)] = next_messages(first[g], groups[g].trajectories[i].turns, budget=budget,
+                                                 count=count)
         return groups, timing
