@@ -65,12 +65,13 @@ def generate_tasks(n: int, seed: int, *, blocked: Iterable[str] | None = None, w
     t0 = time.perf_counter()
     limit = max_attempts if max_attempts is not None else 50 * n + 100
     with single_thread():
-        _fill(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept)
+        _draw(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept)
     stats.seconds = time.perf_counter() - t0
     return out, stats
 
 
-def _fill(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept) -> None:
+def _draw(out, n, limit, rng, dedup, stats, seed, with_solutions, validate, on_accept) -> None:
+    """Draw chains until ``n`` tasks are accepted or ``limit`` draws are spent (appends to ``out``)."""
     while len(out) < n and stats.attempts < limit:
         stats.attempts += 1
         chain = sample_chain(rng)
