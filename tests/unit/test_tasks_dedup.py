@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from leap.tasks.generate.dedup import Deduper, normalized_source_hash, op_signature
-from leap.tasks.generate.grammar import Chain, Op, Shapes
+from leap.tasks.generate.grammar import Chain, Op, Shapes, sample_chain
 from leap.tasks.generate.render import chain_from_source, render_task
+from leap.tasks.generate.solution import render_solution
+from leap.tasks.task import parse_task
 
 SRC = '''"""doc"""
 import torch
@@ -59,3 +66,17 @@ def test_chain_round_trips_through_the_rendered_source():
                   "bf16", Shapes(1024, (8, 4), (2, 3), 1024))
     assert chain_from_source(render_task(chain, "x")) == chain
     assert chain_from_source(SRC) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=2**31))
+def test_any_sampled_chain_renders_a_parsable_task(seed):
+    chain = sample_chain(random.Random(seed))
+    task = parse_task(render_task(chain, "t"), "t")
+    assert task.dtype == chain.dtype and task.difficulty == chain.difficulty()
+    assert chain_from_source(task.source) == chain
+    assert op_signature(task.source)
+    sol = render_solution(chain)
+    assert (sol is None) == chain.has_linear
+    if sol:
+        compile(sol, "solution", "exec")

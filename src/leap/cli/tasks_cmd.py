@@ -25,11 +25,12 @@ def list_tasks(source: str = typer.Option("builtin", help="builtin[:train|:eval]
     except TaskError as exc:
         fail(str(exc))
     table = Table(title=f"{len(tasks)} tasks from {source}")
-    for col in ("name", "level", "dtype", "split", "small", "tags"):
+    graded = any(t.difficulty for t in tasks)
+    for col in ("name", "level", "dtype", "split", "small", *(("difficulty",) if graded else ()), "tags"):
         table.add_column(col)
     for t in tasks:
         table.add_row(t.name, str(t.level), t.dtype, t.split or "-", "yes" if t.has_small_inputs else "no",
-                      ",".join(t.tags))
+                      *((t.difficulty or "-",) if graded else ()), ",".join(t.tags))
     Console().print(table)
 
 
