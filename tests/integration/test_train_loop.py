@@ -146,15 +146,35 @@ def test_real_sandbox_verdicts_feed_a_training_step(tiny_path, tmp_path):
     assert all(not torch.equal(before[k], after[k]) for k in before)
 
 
-def test_cli_train_with_real_sandbox_writes_metrics_and_checkpoint(tiny_path, tmp_path):
+def test_tiny_model_from_config_trains_and_every_lora_parameter_moves(tmp_path):
+    """configs/leap_tiny_cpu.yaml as shipped (tiny model built from its `model.tiny` section, real
+    prompts), with the rule-based reward so that advantages are non-zero."""
+    from leap.trainer.checkpoint import seed_everything
+    from leap.trainer.model import load_policy
+
+    cfg = load_config(ROOT / "configs" / "leap_tiny_cpu.yaml", [
+        "steps=3", "rollout.sampling.max_new_tokens=12", "optim.lr=1e-2", f"logging.dir={tmp_path}/log",
+        "logging.progress=false", f"checkpoint.dir={tmp_path}/ck"])
+    seed_everything(cfg.seed)
+    initial = load_policy(cfg.model, torch.device("cpu")).trainable_state()
+    summary = loop.train(cfg, verifier=letter_early)
+    rows = read_metrics(tmp_path / "log" / "metrics.jsonl")
+    assert summary["step"] == 3 and len(rows) == 3
+    assert all(r["loss"] is not None and abs(r["loss"]) < 1e3 and r["grad_norm"] >= 0 for r in rows)
+    final = torch.load(tmp_path / "ck" / "step-3" / "trainable.pt")
+    assert initial.keys() == final.keys() and any("lora_A" in k for k in final)
+    still = [k for k in initial if torch.equal(initial[k], final[k])]
+    assert not still, f"LoRA tensors that never moved: {still[:3]}"
+
+
+def test_cli_train_with_real_sandbox_writes_metrics_and_checkpoint(tmp_path):
     from typer.testing import CliRunner
 
     from leap.cli.main import app
 
-    args = ["train", "--config", str(ROOT / "configs" / "leap_tiny_cpu.yaml"), "model.tiny=null",
-            f"model.path={tiny_path}", "steps=1", "rollout.max_turns=2", "rollout.sampling.max_new_tokens=8",
-            "rollout.max_context_tokens=4096", f"logging.dir={tmp_path}/log", "logging.progress=false",
-            f"checkpoint.dir={tmp_path}/ck"]
+    args = ["train", "--config", str(ROOT / "configs" / "leap_tiny_cpu.yaml"), "steps=1",
+            "rollout.max_turns=2", "rollout.sampling.max_new_tokens=8", f"logging.dir={tmp_path}/log",
+            "logging.progress=false", f"checkpoint.dir={tmp_path}/ck"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = read_metrics(tmp_path / "log" / "metrics.jsonl")

@@ -26,12 +26,13 @@ class _Strict(BaseModel):
 
 
 class TinyModelConfig(_Strict):
-    """A tiny random-initialised causal LM built from scratch (`leap.models.tiny`), for CPU tests."""
+    """A tiny random-weight Qwen2 chat model and BPE tokenizer built offline (`leap.models.tiny`)."""
 
-    hidden_size: int = Field(64, ge=8)
-    num_layers: int = Field(2, ge=1)
-    num_heads: int = Field(4, ge=1)
-    intermediate_size: int = Field(128, ge=8)
+    vocab_size: int = Field(512, ge=300, description="BPE vocabulary trained on the built-in corpus")
+    hidden: int = Field(64, ge=8)
+    layers: int = Field(2, ge=1)
+    heads: int = Field(4, ge=1)
+    kv_heads: int = Field(2, ge=1)
     max_positions: int = Field(4096, ge=64)
     seed: int = 0
 

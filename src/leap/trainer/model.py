@@ -67,9 +67,12 @@ def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
 
 def _load_base(cfg: ModelConfig, dtype: torch.dtype):
     if cfg.tiny is not None:
-        from leap.models.tiny import build_tiny_model
+        from leap.models.tiny import build_tiny_model, build_tiny_tokenizer
 
-        model, tokenizer = build_tiny_model(**cfg.tiny.model_dump())
+        t = cfg.tiny
+        tokenizer = build_tiny_tokenizer(vocab_size=t.vocab_size)
+        model = build_tiny_model(tokenizer, layers=t.layers, hidden=t.hidden, heads=t.heads,
+                                 kv_heads=t.kv_heads, seed=t.seed, max_positions=t.max_positions)
         return model.to(dtype), tokenizer
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
