@@ -69,6 +69,11 @@ def test_nondeterministic_and_broken_references_are_rejected():
         name="b")).problems)
 
 
+def test_scalar_outputs_are_judged_only_by_their_dependence_on_inputs():
+    assert _problems("torch.nn.functional.mse_loss(x, x * 0.5)") == ""
+    assert "do not change" in _problems("(x * 0).sum() + 3.0")
+
+
 def test_integer_outputs():
     assert degenerate_reason(torch.zeros(100, dtype=torch.long), None) is not None
     assert degenerate_reason(torch.randint(0, 50, (100,)), torch.randint(0, 50, (100,))) is None

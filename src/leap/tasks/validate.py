@@ -34,6 +34,7 @@ MAX_NEAR_ZERO = 0.70
 MAX_NEAR_MEAN = 0.70
 MAX_UNCHANGED = 0.95
 NOISE = 1e-5
+MIN_STAT_ELEMENTS = 16
 # Conditioning: the reference in its own dtype must match float64 within this share of the sandbox's
 # tolerance (rtol = atol = TOL x output RMS) on the sandbox's input variants, else no kernel can pass reliably.
 TOL = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1.6e-2, "int": 0.0}
@@ -81,9 +82,12 @@ def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str 
             return f"output is rounding noise (rms {rms:.1e} against inputs of rms {input_rms:.1e})"
         tol = NEAR.get(dtype, 1e-4) * rms
         zero = (x.abs() <= tol).double().mean().item()
+        if x.numel() < MIN_STAT_ELEMENTS:  # a scalar (e.g. a loss): only the seed check is meaningful
+            zero = near_mean = 0.0
+        else:
+            near_mean = ((x - x.mean()).abs() <= tol).double().mean().item()
         if zero > MAX_NEAR_ZERO:
             return f"{zero:.0%} of output values are near zero (limit {MAX_NEAR_ZERO:.0%})"
-        near_mean = ((x - x.mean()).abs() <= tol).double().mean().item()
         if near_mean > MAX_NEAR_MEAN:
             return f"{near_mean:.0%} of output values are near their mean (limit {MAX_NEAR_MEAN:.0%})"
         if other is not None and other.shape == out.shape:
