@@ -1,0 +1,133 @@
+"""In-process Hugging Face transformers policy: batched, left-padded, chat-templated generation.
+
+Accepts a model folder or a ``(model, tokenizer)`` pair (the trainer passes its own live weights).
+``cache="static"`` (default) preallocates the KV cache (transformers' ``cache_implementation="static"``),
+the measured fast path; ``cache="dynamic"`` is plain ``generate``. Completions are cut after the first
+EOS token (kept in ``completion_ids``) and at stop strings (not kept in ``text``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from leap.rollout.policies.base import Generation, Messages, PolicyError, SamplingParams, cut_at_stop
+
+
+def load_hf(path: str | Path, device: str = "auto", dtype: str = "auto"):
+    """Load (model, tokenizer) from a transformers folder; `PolicyError` with one line if unusable."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    p = Path(path)
+    if not (p / "config.json").is_file():
+        raise PolicyError(f"{p}: not a transformers model folder (no config.json)")
+    dev = ("cuda" if torch.cuda.is_available() else "cpu") if device == "auto" else device
+    if dtype == "auto":
+        dt = torch.bfloat16 if dev.startswith("cuda") else torch.float32
+    else:
+        dt = getattr(torch, dtype)
+    try:
+        tok = AutoTokenizer.from_pretrained(p)
+        model = AutoModelForCausalLM.from_pretrained(p, dtype=dt).to(dev).eval()
+    except (OSError, ValueError, KeyError) as exc:
+        raise PolicyError(f"{p}: cannot load model ({exc.__class__.__name__}: {str(exc).splitlines()[0]})") from None
+    return model, tok
+
+
+class HFPolicy:
+    """Generation with a transformers causal LM."""
+
+    def __init__(self, model: Any, tokenizer: Any = None, *, device: str = "auto", dtype: str = "auto",
+                 batch_size: int = 64, cache: str = "static"):
+        if isinstance(model, str | Path):
+            self.name = str(model)
+            model, tokenizer = load_hf(model, device=device, dtype=dtype)
+        elif isinstance(model, tuple):
+            model, tokenizer = model
+            self.name = getattr(getattr(model, "config", None), "name_or_path", "") or "model"
+        else:
+            self.name = getattr(getattr(model, "config", None), "name_or_path", "") or "model"
+        if tokenizer is None:
+            raise PolicyError("HFPolicy needs a tokenizer with a model object")
+        if cache not in ("static", "dynamic"):
+            raise PolicyError(f"unknown cache {cache!r} (expected static or dynamic)")
+        self.model, self.tokenizer = model, tokenizer
+        self.batch_size, self.cache = batch_size, cache
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        tokenizer.padding_side = "left"
+
+    @property
+    def device(self):
+        return next(self.model.parameters()).device
+
+    def prompt_text(self, messages: Messages) -> str:
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def generate(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
+        out: list[Generation] = []
+        for i in range(0, len(prompts), self.batch_size):
+            out.extend(self._batch(prompts[i:i + self.batch_size], params))
+        return out
+
+    def _gen_kwargs(self, params: SamplingParams) -> dict:
+        tok = self.tokenizer
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = list(eos) if isinstance(eos, list | tuple) else [eos] if eos is not None else []
+        if tok.eos_token_id is not None and tok.eos_token_id not in eos_ids:
+            eos_ids.append(tok.eos_token_id)
+        kw: dict[str, Any] = dict(max_new_tokens=params.max_new_tokens, pad_token_id=tok.pad_token_id,
+                                  eos_token_id=eos_ids, return_dict_in_generate=True,
+                                  output_logits=params.logprobs)
+        if params.temperature > 0:
+            kw.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=params.top_k)
+        else:
+            kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if params.stop:
+            kw.update(stop_strings=list(params.stop), tokenizer=tok)
+        if self.cache == "static":
+            kw["cache_implementation"] = "static"
+        return kw
+
+    def _batch(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
+        import torch
+
+        tok = self.tokenizer
+        texts = [self.prompt_text(m) for m in prompts]
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        if params.seed is not None:
+            torch.manual_seed(params.seed)
+        kw = self._gen_kwargs(params)
+        with torch.no_grad():
+            res = self.model.generate(**enc, **kw)
+        width = enc["input_ids"].shape[1]
+        seqs = res.sequences[:, width:].tolist()
+        lps = None
+        if params.logprobs and res.logits:
+            logits = torch.stack(res.logits, dim=1).float()  # (batch, steps, vocab)
+            if params.temperature > 0:
+                logits = logits / params.temperature
+            chosen = res.sequences[:, width:width + logits.shape[1]].unsqueeze(-1)
+            lps = torch.log_softmax(logits, -1).gather(-1, chosen).squeeze(-1).tolist()
+        eos_ids = set(kw["eos_token_id"])
+        out = []
+        for row, ids in enumerate(seqs):
+            end, finish = len(ids), "length"
+            for j, t in enumerate(ids):
+                if t in eos_ids:
+                    end, finish = j + 1, "stop"
+                    break
+            comp = ids[:end]
+            if finish == "length" and tok.pad_token_id not in eos_ids:
+                while comp and comp[-1] == tok.pad_token_id:
+                    comp.pop()
+            text, stopped = cut_at_stop(tok.decode(comp, skip_special_tokens=True), params.stop)
+            if stopped:
+                finish = "stop"
+            mask = enc["attention_mask"][row].bool()
+            pids = enc["input_ids"][row][mask].tolist()
+            out.append(Generation(text=text, prompt_ids=pids, completion_ids=comp,
+                                  logprobs=lps[row][:len(comp)] if lps is not None else None,
+                                  finish_reason=finish, prompt_tokens=len(pids), completion_tokens=len(comp)))
+        return out
