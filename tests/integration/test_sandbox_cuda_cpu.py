@@ -45,3 +45,56 @@ def test_nvrtc_compiles_and_says_it_needs_a_gpu(sb):
 def test_inline_compile_error_is_reported(sb):
     v = sb.verify(get_builtin("relu_fp32"), K.INLINE_RELU_ERROR)
     assert v.status == "compile_error" and "error" in v.feedback
+
+
+CPP_EXT = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+CPP = r"""
+#include <torch/extension.h>
+torch::Tensor relu_cpu(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    auto a = x.data_ptr<float>();
+    auto b = y.data_ptr<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) b[i] = a[i] > 0 ? a[i] : 0;
+    return y;
+}
+"""
+ext = load_inline(name="leap_cpu_relu", cpp_sources=CPP, functions=["relu_cpu"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_cpu(x.contiguous())
+'''
+
+
+@pytest.mark.slow
+def test_compile_job_builds_into_the_cache_and_the_check_child_reuses_it(tmp_path):
+    """The cuda_inline machinery with a C++-only extension (this machine cannot link CUDA): a compile
+    child builds into <cache>/<content hash>; a fresh check child finds it and does not rebuild."""
+    from leap.sandbox import verifier as V
+    from leap.sandbox.pool import WorkerPool
+    from leap.sandbox.scheduler import _write_init
+
+    relu = get_builtin("relu_fp32")
+    cache = tmp_path / "ext"
+    cache.mkdir()
+    pool = WorkerPool(tmp_path, prewarm=0, interpret=True)
+    try:
+        job = {"backend": "cuda_inline", "source": CPP_EXT, "device": "cpu", "ext_cache": str(cache),
+               "arch_list": "9.0", "isolation": False}
+        built = pool.run({**job, "type": "compile"}, 300, prepare=lambda d: _write_init(relu, d)).result
+        assert built["ok"] and built["builds"][0]["ok"], built
+        prep = V.prepare(relu, "cpu", SandboxConfig(), None)
+        out = pool.run({**job, "type": "check", "init_seed": V.INIT_SEED, "poison_rechecks": 1,
+                        "poison_bytes": 1 << 20}, 300, prepare=lambda d: V.write_inputs(prep, d))
+        res = out.result
+        assert res["ok"], res
+        assert res["builds"][0]["hash"] == built["builds"][0]["hash"]
+        assert res["builds"][0]["seconds"] < 5, "the check child rebuilt the extension"
+        bad, _ = V.judge_outputs(relu, prep, res, out.private_dir, SandboxConfig(), {"task": relu.name})
+        assert bad is None
+    finally:
+        pool.close()
