@@ -126,13 +126,13 @@ def test_real_sandbox_verdicts_feed_a_training_step(tiny_path, tmp_path):
     wrong = f"```python\n{reference_solution(get_builtin('sigmoid_fp32'))}```"
     completions = [good, wrong, "I would write a kernel.", good]
     policy = load_policy(cfg.model, torch.device("cpu"))
+    tok = policy.tokenizer
     with Rollouts(policy, cfg) as ro:
         verdicts, _ = ro._verify([(task, c, extract_code(c)) for c in completions])
         messages = [{"role": "user", "content": "relu"}]
-        prompt = ro._encode(messages)
+        prompt = tok(ro.hf.prompt_text(messages), add_special_tokens=False)["input_ids"]
     assert [v.status for v in verdicts] == ["ok", "incorrect", "format_error", "ok"], \
         [(v.status, v.feedback[:200]) for v in verdicts]
-    tok = policy.tokenizer
     trajs = [Trajectory(task=task.name, sample=i, turns=[Turn(
         index=0, messages=messages, completion=c, code=extract_code(c), verdict=v, prompt_ids=prompt,
         completion_ids=tok(c, add_special_tokens=False)["input_ids"][:64])])

@@ -2,6 +2,7 @@
 that earn feedback turns.
 
 TEMPORARY RUNNER: until the rollout package's episode runner lands, this module holds a small one over
+`leap.rollout.policies.hf.HFPolicy` (sampling with the trainer's live weights),
 `leap.rollout.prompts` (turn-1 messages), `leap.rollout.extract` (the candidate code),
 `leap.rollout.context` (the bounded multi-turn context: earlier answers reduced to code + feedback),
 `leap.algorithms.dcp` (the gate / budget decision and which samples continue) and the sandbox. `Rollouts.collect` is the only entry point the
@@ -17,17 +18,16 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-import torch
-
 from leap.algorithms.dcp import dcp_decide, needs_turn
 from leap.rollout.context import next_messages
 from leap.rollout.extract import extract_code
+from leap.rollout.policies.base import Generation, SamplingParams
+from leap.rollout.policies.hf import HFPolicy
 from leap.rollout.records import Group, Trajectory, Turn
 from leap.sandbox.verdict import Verdict
 from leap.tasks.task import Task
 from leap.trainer.config import TrainConfig
 from leap.trainer.model import PolicyModel
-from leap.trainer.sft import render_prompt
 
 TextVerifier = Callable[[Task, str, "str | None"], Verdict]  # (task, completion, code) -> Verdict
 
@@ -51,6 +51,8 @@ class Rollouts:
         self.policy, self.cfg, self.verifier = policy, cfg, verifier
         self.messages_fn = messages_fn or _default_messages
         self.sandbox = None
+        chunk = cfg.rollout.generation_batch_size or 1024
+        self.hf = HFPolicy(policy.model, policy.tokenizer, batch_size=chunk, cache=cfg.rollout.kv_cache)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="leap-verify")
 
     def __enter__(self) -> Rollouts:
@@ -68,37 +70,19 @@ class Rollouts:
 
     # ------------------------------------------------------------------ generation
 
-    @torch.no_grad()
-    def _generate(self, prompts: list[list[int]]) -> list[tuple[list[int], str]]:
-        """Sample one completion per prompt (left-padded batch); returns (completion ids, text)."""
-        tok, model, s = self.policy.tokenizer, self.policy.model, self.cfg.rollout.sampling
-        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
-        width = max(len(p) for p in prompts)
-        ids = torch.full((len(prompts), width), pad, dtype=torch.long)
-        attn = torch.zeros_like(ids)
-        for i, p in enumerate(prompts):
-            ids[i, width - len(p):] = torch.tensor(p)
-            attn[i, width - len(p):] = 1
-        device = next(model.parameters()).device
-        kwargs = {"do_sample": s.temperature > 0, "max_new_tokens": s.max_new_tokens, "pad_token_id": pad}
-        if s.temperature > 0:
-            kwargs.update(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k)
+    def _generate(self, contexts: list[list[dict]]) -> list[Generation]:
+        """Sample one completion per context with the trainer's live weights (eval mode while sampling:
+        gradient checkpointing would otherwise switch the KV cache off)."""
+        s = self.cfg.rollout.sampling
+        params = SamplingParams(max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
+                                top_k=s.top_k)
+        model = self.policy.model
         was_training = model.training
         model.eval()
-        out = model.generate(input_ids=ids.to(device), attention_mask=attn.to(device), **kwargs)
-        model.train(was_training)
-        results = []
-        for row in out[:, width:].tolist():
-            if tok.eos_token_id in row:
-                row = row[: row.index(tok.eos_token_id) + 1]
-            results.append((row, tok.decode(row, skip_special_tokens=True)))
-        return results
-
-    def _encode(self, messages: list[dict]) -> list[int]:
-        text = render_prompt(self.policy.tokenizer, messages)
-        ids = self.policy.tokenizer(text, add_special_tokens=False)["input_ids"]
-        budget = self.cfg.rollout.max_context_tokens - self.cfg.rollout.sampling.max_new_tokens
-        return list(ids[-max(1, budget):])
+        try:
+            return self.hf.generate(contexts, params)
+        finally:
+            model.train(was_training)
 
     # ------------------------------------------------------------------ verification
 
@@ -129,14 +113,14 @@ class Rollouts:
         pending: list[tuple[list[tuple[int, int]], list[Turn], Future]] = []
         for start in range(0, len(todo), chunk):
             part = todo[start:start + chunk]
-            prompts = [self._encode(contexts[key]) for key in part]
             t0 = time.perf_counter()
-            outs = self._generate(prompts)
+            outs = self._generate([contexts[key] for key in part])
             timing["generate"] += time.perf_counter() - t0
-            turns = [Turn(index=index, messages=contexts[key], completion=text, code=extract_code(text),
-                          verdict=Verdict(status="format_error"), prompt_ids=p, completion_ids=c,
-                          prompt_tokens=len(p), completion_tokens=len(c))
-                     for key, p, (c, text) in zip(part, prompts, outs, strict=True)]
+            turns = [Turn(index=index, messages=contexts[key], completion=g.text, code=extract_code(g.text),
+                          verdict=Verdict(status="format_error"), prompt_ids=g.prompt_ids,
+                          completion_ids=g.completion_ids, completion_logprobs=g.logprobs,
+                          prompt_tokens=g.prompt_tokens, completion_tokens=g.completion_tokens)
+                     for key, g in zip(part, outs, strict=True)]
             jobs = [(tasks[g], t.completion, t.code) for (g, _), t in zip(part, turns, strict=True)]
             future = self._pool.submit(self._verify, jobs) if self.cfg.rollout.overlap else None
             if future is None:
