@@ -1,0 +1,72 @@
+"""``leap eval``: multi-turn evaluation of a policy on a task set (results.jsonl, summary.json, report.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from leap.cli.common import fail
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("eval")
+    def eval_(model: str = typer.Option(..., help="model folder (hf, vllm) or endpoint URL (openai)"),
+              backend: str = typer.Option("hf", help="policy backend: hf, openai or vllm"),
+              tasks: str = typer.Option("builtin:eval", help="task source: builtin[:split], a file, a folder, "
+                                        "a KernelBench checkout or a built-in task name"),
+              samples: int = typer.Option(1, min=1, help="samples per task"),
+              turns: int = typer.Option(3, min=1, help="max turns per sample"),
+              out: Path = typer.Option(..., help="output folder (a rerun resumes)"),
+              kernel: str = typer.Option("triton", help="kernel backend asked for: triton, cuda_inline, cuda_nvrtc"),
+              max_new_tokens: int = typer.Option(1024, min=1),
+              temperature: float = typer.Option(0.7, min=0.0),
+              top_p: float = typer.Option(1.0),
+              seed: int = typer.Option(0),
+              served_model: str = typer.Option("", help="openai backend: model name (default: the first listed)"),
+              device: str = typer.Option("auto", help="sandbox and hf policy device: auto, cpu, cuda"),
+              tasks_per_batch: int = typer.Option(8, min=1, help="tasks generated together"),
+              limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)")) -> None:
+        """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from leap.evaluation.runner import EvalConfig, run_eval
+        from leap.rollout.episode import EpisodeConfig, sandbox_verifier
+        from leap.rollout.policies import PolicyError, SamplingParams, load_policy
+        from leap.rollout.prompts import BACKENDS
+        from leap.sandbox import Sandbox
+        from leap.tasks.task import TaskError, iter_task_source
+
+        if kernel not in BACKENDS:
+            fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")
+        try:
+            task_list = list(iter_task_source(tasks))
+        except (TaskError, KeyError, ValueError) as exc:
+            fail(f"--tasks {tasks}: {exc}")
+        if limit:
+            task_list = task_list[:limit]
+        if not task_list:
+            fail(f"--tasks {tasks}: no tasks")
+        kwargs: dict = {}
+        if backend == "openai":
+            kwargs = {"model_name": served_model or None}
+        elif backend == "hf":
+            kwargs = {"device": device}
+        try:
+            policy = load_policy(backend, model, **kwargs)
+        except PolicyError as exc:
+            fail(str(exc))
+        params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed)
+        cfg = EvalConfig(samples=samples, turns=turns, tasks_per_batch=tasks_per_batch,
+                         episode=EpisodeConfig(max_turns=turns, backend=kernel, params=params))
+        total = len(task_list) * samples
+        with Sandbox(device=device) as sb, Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(),
+                                                    TimeElapsedColumn(), transient=False) as bar:
+            job = bar.add_task("samples", total=total)
+            try:
+                summary = run_eval(policy, task_list, sandbox_verifier(sb, device=device), out, cfg,
+                                   progress=lambda n: bar.advance(job, n))
+            except PolicyError as exc:
+                fail(str(exc))
+        acc = ", ".join(f"{a:.3f}" for a in summary["acc_at_turn"])
+        typer.echo(f"acc_at_turn [{acc}]  sandbox_evals {summary['sandbox_evals']}  -> {out / 'summary.json'}")
