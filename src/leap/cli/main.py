@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from leap.cli import demo_cmd, eval_cmd, sandbox_cmd, serve_cmd, sft_cmd, tasks_cmd, train_cmd, verify_cmd
+from leap.cli import (
+    demo_cmd,
+    eval_cmd,
+    models_cmd,
+    sandbox_cmd,
+    serve_cmd,
+    sft_cmd,
+    tasks_cmd,
+    train_cmd,
+    verify_cmd,
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="LEAP: RL post-training of code LLMs for fast, correct GPU kernels.")
@@ -16,6 +26,7 @@ sft_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
 eval_cmd.register(app)
+app.add_typer(models_cmd.app, name="models")
 
 
 if __name__ == "__main__":  # `python -m leap.cli.main ...` (e.g. under `accelerate launch`)

@@ -1,0 +1,102 @@
+"""Model staging (split/join with checksums) and the GGUF assembly from wheels, on small files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+
+import pytest
+from typer.testing import CliRunner
+
+from leap.cli.main import app
+from leap.models.qwen import MODELS, FetchError, WheelModel, assemble_gguf, spec
+from leap.models.stage import StageError, join, main, split
+
+
+def test_split_join_file_roundtrip(tmp_path):
+    data = os.urandom(2_500_123)
+    src = tmp_path / "big.bin"
+    src.write_bytes(data)
+    m = split(src, tmp_path / "st", chunk_mb=1)
+    parts = m["files"][0]["parts"]
+    assert len(parts) == 3 and all(p["size"] <= 1_000_000 for p in parts)
+    digest = hashlib.sha256(data).hexdigest()
+    out = join(tmp_path / "st", tmp_path / "back.bin", sha256=digest)
+    assert out.read_bytes() == data
+    with pytest.raises(StageError, match="expected"):
+        join(tmp_path / "st", tmp_path / "x.bin", sha256="0" * 64)
+    # corrupt one chunk -> clear error, no partial output left behind
+    p = tmp_path / "st" / parts[1]["name"]
+    p.write_bytes(b"x" + p.read_bytes()[1:])
+    with pytest.raises(StageError, match="corrupted"):
+        join(tmp_path / "st", tmp_path / "y.bin")
+    assert not (tmp_path / "y.bin").exists() and not list(tmp_path.glob("y.bin*"))
+    p.unlink()
+    with pytest.raises(StageError, match="missing chunk"):
+        join(tmp_path / "st", tmp_path / "z.bin")
+
+
+def test_split_join_folder_and_edge_sizes(tmp_path):
+    folder = tmp_path / "model"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "sub" / "w.bin").write_bytes(b"a" * 2000)  # exact multiple of the chunk
+    split(folder, tmp_path / "st", chunk_mb=0.001)
+    join(tmp_path / "st", tmp_path / "copy")
+    for rel in ("config.json", "empty.txt", "sub/w.bin"):
+        assert (tmp_path / "copy" / rel).read_bytes() == (folder / rel).read_bytes()
+    assert main(["join", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
+
+
+def test_stage_cli(tmp_path):
+    src = tmp_path / "f.bin"
+    src.write_bytes(b"hello" * 1000)
+    r = CliRunner().invoke(app, ["models", "stage-split", str(src), "--out", str(tmp_path / "s"), "--chunk-mb", "0.002"])
+    assert r.exit_code == 0 and "3 chunks" in r.output
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()
+    r = CliRunner().invoke(app, ["models", "stage-join", str(tmp_path / "s"), "--out", str(tmp_path / "g"),
+                                 "--sha256", digest])
+    assert r.exit_code == 0 and (tmp_path / "g").read_bytes() == src.read_bytes()
+    r = CliRunner().invoke(app, ["models", "stage-join", str(tmp_path / "nope"), "--out", str(tmp_path / "g2")])
+    assert r.exit_code == 2 and "manifest" in r.output
+
+
+def _wheels(tmp_path, payloads):
+    d = tmp_path / "wheels"
+    d.mkdir()
+    for i, p in enumerate(payloads, 1):
+        with zipfile.ZipFile(d / f"fake_part{i}-1.0-py3-none-any.whl", "w") as z:
+            z.writestr(f"fake_part{i}/data/part{i:02d}.bin", p)
+    return d
+
+
+def test_assemble_gguf_checks_size_and_sha(tmp_path):
+    payloads = [b"GGUF", os.urandom(1000), b"tail"]
+    blob = b"".join(payloads)
+    good = WheelModel(name="fake", package="fake-part", version="1.0", parts=3,
+                      member="fake_part{i}/data/part{i:02d}.bin", size=len(blob),
+                      sha256=hashlib.sha256(blob).hexdigest(), rope_theta=1e6, licence="test")
+    wheels = _wheels(tmp_path, payloads)
+    assert assemble_gguf(good, wheels, tmp_path / "m.gguf") == good.sha256
+    assert (tmp_path / "m.gguf").read_bytes() == blob
+    bad = WheelModel(**{**good.__dict__, "sha256": "0" * 64})
+    with pytest.raises(FetchError, match="expected"):
+        assemble_gguf(bad, wheels, tmp_path / "m2.gguf")
+    assert not (tmp_path / "m2.gguf").exists()
+    (wheels / "fake_part2-1.0-py3-none-any.whl").unlink()
+    with pytest.raises(FetchError, match="part 2 of 3"):
+        assemble_gguf(good, wheels, tmp_path / "m3.gguf")
+
+
+def test_fetch_spec_and_cli_errors(tmp_path):
+    assert MODELS["qwen2.5-coder-0.5b-instruct"].size == 491_400_064
+    with pytest.raises(FetchError, match="unknown model"):
+        spec("llama")
+    r = CliRunner().invoke(app, ["models", "fetch", "qwen2.5-coder-0.5b-instruct", "--out", str(tmp_path / "o"),
+                                 "--wheels", str(tmp_path / "none")])
+    assert r.exit_code == 2 and "not a folder" in r.output
+    r = CliRunner().invoke(app, ["models", "fetch", "qwen2.5-coder-0.5b-instruct", "--out", str(tmp_path / "o"),
+                                 "--wheels", str(tmp_path)])
+    assert r.exit_code == 2 and "part 1 of 6" in r.output
