@@ -51,6 +51,7 @@ class Scheduler:
         self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
         self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])
         self.ext_cache = os.path.join(str(config.cache_dir), "torch_ext")
+        os.makedirs(self.ext_cache, exist_ok=True)
         self._ref_times: dict = {}
 
     # -- public ---------------------------------------------------------------------------------
@@ -138,8 +139,8 @@ class Scheduler:
         cfg = self.config
         job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
                "max_jobs": max(1, (os.cpu_count() or 2) // cfg.n_compile_workers()),
-               "ext_cache": self.ext_cache, "arch_list": _arch_list(), "isolation": cfg.isolation,
-               "limits": _limits(cfg, "cpu")}
+               "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache], "arch_list": _arch_list(),
+               "isolation": cfg.isolation, "limits": _limits(cfg, "cpu")}
         t0 = time.monotonic()
         with self._compile_slots:
             stages["compile_wait"] = time.monotonic() - t0
@@ -181,7 +182,8 @@ class Scheduler:
         job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
                "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks,
-               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "ext_cache": self.ext_cache,
+               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing,
+               "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache],
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
         held: list[bool] = []  # the child's current hold on its GPU (exclusive?)
