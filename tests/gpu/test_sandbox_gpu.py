@@ -51,7 +51,8 @@ def test_backends_verify_correct_kernels_with_speedups(sb, relu, name, backend):
     assert v.speedup_eager is not None and 0.3 < v.speedup_eager < 5
 
 
-@pytest.mark.parametrize("name", ["RELU_MASK_OFF_BY_ONE", "RELU_UNWRITTEN_TAIL", "RELU_READS_UNINIT"])
+@pytest.mark.parametrize("name", ["RELU_MASK_OFF_BY_ONE", "RELU_UNWRITTEN_TAIL", "RELU_READS_UNINIT",
+                                  "RELU_RETURNS_CPU"])
 def test_wrong_kernels_fail_on_gpu(sb, relu, name):
     v = sb.verify(relu, getattr(K, name))
     _show(name, v)

@@ -300,6 +300,8 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
                     rec["poison_identical"] = _bits_equal(first, out)
                     continue
             path = os.path.join(out_dir, f"t{i}_r{r}.pt")
+            if r == 0:  # outputs travel on the CPU: keep where the candidate put them
+                rec["devices"] = _devices(out)
             _stage("output", _save, _to_cpu(out), path)
             rec["out" if r == 0 else "out_b"] = path
             if r == 0 and not local:
@@ -392,6 +394,15 @@ def _bits_equal(a, b) -> bool:
         return bool(a == b)
     except Exception:  # noqa: BLE001
         return False
+
+
+def _devices(obj) -> list[str]:
+    """Device type of every tensor in an output, in order."""
+    if isinstance(obj, _Tensor):
+        return [obj.device.type]
+    if isinstance(obj, list | tuple):
+        return [d for o in obj for d in _devices(o)]
+    return []
 
 
 def _to_cpu(obj):

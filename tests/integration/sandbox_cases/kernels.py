@@ -203,3 +203,5 @@ INLINE_RELU_ERROR = INLINE_RELU.replace("y[i] = x[i] > 0.f ?", "y[i] = x[i] > 0.
 NVRTC_ILLEGAL_ADDRESS = NVRTC_RELU.replace("if (i < n) y[i] =", "if (i < n) y[i + (1LL << 40)] =")
 NVRTC_INFINITE_LOOP = NVRTC_RELU.replace(
     "if (i < n) y[i] =", "volatile const float* vx = x;\n    while (vx[0] != 1234.5f) { }\n    if (i < n) y[i] =")
+
+RELU_RETURNS_CPU = RELU.replace("        return y\n", "        return y.cpu()\n")
