@@ -1,8 +1,10 @@
 """In-process Hugging Face transformers policy: batched, left-padded, chat-templated generation.
 
 Accepts a model folder or a ``(model, tokenizer)`` pair (the trainer passes its own live weights).
-``cache="static"`` (default) preallocates the KV cache (transformers' ``cache_implementation="static"``),
-the measured fast path; ``cache="dynamic"`` is plain ``generate``. Completions are cut after the first
+``cache="static"`` (default) preallocates the KV cache (transformers' ``cache_implementation="static"``);
+``cache="graph"`` uses `leap.rollout.policies.fastgen.StaticDecoder` (static cache + one CUDA graph per
+decode step, sampling on the device; stop strings are applied to the text afterwards);
+``cache="dynamic"`` is plain ``generate``. Completions are cut after the first
 EOS token (kept in ``completion_ids``) and at stop strings (not kept in ``text``).
 """
 
@@ -50,8 +52,8 @@ class HFPolicy:
             self.name = getattr(getattr(model, "config", None), "name_or_path", "") or "model"
         if tokenizer is None:
             raise PolicyError("HFPolicy needs a tokenizer with a model object")
-        if cache not in ("static", "dynamic"):
-            raise PolicyError(f"unknown cache {cache!r} (expected static or dynamic)")
+        if cache not in ("static", "dynamic", "graph"):
+            raise PolicyError(f"unknown cache {cache!r} (expected static, dynamic or graph)")
         self.model, self.tokenizer = model, tokenizer
         self.batch_size, self.cache = batch_size, cache
         if tokenizer.pad_token_id is None:
@@ -99,12 +101,23 @@ class HFPolicy:
         if params.seed is not None:
             torch.manual_seed(params.seed)
         kw = self._gen_kwargs(params)
-        with torch.no_grad():
-            res = self.model.generate(**enc, **kw)
         width = enc["input_ids"].shape[1]
-        seqs = res.sequences[:, width:].tolist()
         lps = None
-        if params.logprobs and res.logits:
+        if self.cache == "graph":
+            from leap.rollout.policies.fastgen import StaticDecoder
+
+            if getattr(self, "_decoder", None) is None:
+                self._decoder = StaticDecoder(self.model)
+            d = self._decoder.generate(enc["input_ids"], enc["attention_mask"], params.max_new_tokens,
+                                       temperature=params.temperature, top_k=params.top_k, top_p=params.top_p,
+                                       eos_ids=kw["eos_token_id"], pad_id=tok.pad_token_id)
+            seqs = d.tokens.tolist()
+            lps = d.logprobs.tolist() if params.logprobs else None
+        else:
+            with torch.no_grad():
+                res = self.model.generate(**enc, **kw)
+            seqs = res.sequences[:, width:].tolist()
+        if self.cache != "graph" and params.logprobs and res.logits:
             logits = torch.stack(res.logits, dim=1).float()  # (batch, steps, vocab)
             if params.temperature > 0:
                 logits = logits / params.temperature
