@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leap.sandbox.compare import (
+    CHUNK,
     bit_identical,
     check_inputs_unchanged,
     check_poison_identical,
@@ -150,3 +151,44 @@ def test_overflow_at_the_edge_of_fp16_is_rounding_not_a_bug():
     assert not compare_outputs(r, flipped).ok
     c = torch.randn(8, dtype=torch.complex64)
     assert compare_outputs(c, c.clone()).ok and not compare_outputs(c, c * 1j).ok
+
+
+def test_structure_is_checked_before_any_value():
+    a, b = torch.ones(4), torch.zeros(3)
+    res = compare_outputs((a, b), (a + 1, torch.zeros(2)))  # output[0] is wrong, output[1] has the wrong shape
+    assert res.reason == "shape" and "output[1]" in res.message
+    assert compare_outputs({"x": a, "y": 1}, {"x": a + 1, "y": 1.0}).reason == "type"
+
+
+def test_big_outputs_first_mismatches_and_counts():
+    n = CHUNK * 2 + 5
+    r = torch.randn(n, generator=torch.Generator().manual_seed(3))
+    out = r.clone()
+    out[n - 2] += 10.0  # only in the last chunk
+    res = compare_outputs(r, out)
+    assert res.reason == "value" and res.n_bad == 1 and res.mismatches[0].index == (n - 2,)
+    part = r[: 2 * CHUNK].view(2, -1)[:, 1:]  # not contiguous
+    everything = compare_outputs(part, part + 5)
+    assert everything.n_bad == part.numel() and [m.index for m in everything.mismatches] == [(0, i) for i in range(5)]
+
+
+def test_inputs_are_not_modified_and_fp32_overflowing_norm():
+    r = _ref() * 1e30  # squares overflow fp32: the RMS falls back to float64
+    out = r * (1 + 1e-6)
+    r0, o0 = r.clone(), out.clone()
+    res = compare_outputs(r, out)
+    assert res.ok and res.max_rel_error == pytest.approx(1e-6, rel=0.2)
+    assert torch.equal(r, r0) and torch.equal(out, o0)
+    out[17] *= 1.5
+    bad = compare_outputs(r, out)
+    assert bad.reason == "value" and bad.n_bad == 1 and bad.mismatches[0].index == (17,)
+
+
+def test_float64_and_nonfinite_mixed():
+    r = _ref(torch.float64)
+    r[::10] = float("inf")
+    out = r * (1 + 1e-6)
+    assert compare_outputs(r, out).ok
+    out[11] += 1.0
+    res = compare_outputs(r, out)
+    assert res.reason == "value" and res.mismatches[0].index == (11,) and res.n_bad == 1

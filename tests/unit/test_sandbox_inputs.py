@@ -2,7 +2,7 @@
 
 import torch
 
-from leap.sandbox.inputs import is_degenerate, make_trials, new_seed
+from leap.sandbox.inputs import SAMPLE, _sample, is_degenerate, make_trials, new_seed, task_inputs
 from leap.sandbox.task_module import load_task_module
 from leap.tasks.task import parse_task
 
@@ -99,3 +99,60 @@ def test_degenerate():
     assert is_degenerate((torch.ones(5), torch.zeros(5)))
     assert not is_degenerate((torch.ones(5), torch.arange(5.0)))
     assert not is_degenerate(torch.empty(0))
+
+
+def test_explicit_cpu_device_gives_the_same_trials():
+    task, mod = parse_task(LOG, "t"), load_task_module(LOG, "t")
+    a = make_trials(task, mod, n_trials=6, seed=9, small=True)
+    b = make_trials(task, mod, n_trials=6, seed=9, small=True, device="cpu")
+    for x, y in zip(a, b, strict=True):
+        assert x.name == y.name and all(
+            torch.equal(p, q) if isinstance(p, torch.Tensor) else p == q for p, q in zip(x.inputs, y.inputs, strict=True))
+        assert all(p.device.type == "cpu" for p in y.inputs if isinstance(p, torch.Tensor))
+
+
+def test_task_inputs_replay_and_leave_the_global_rng_alone():
+    mod = load_task_module(RELU, "t")
+    torch.manual_seed(3)
+    expected = torch.rand(2)
+    torch.manual_seed(3)
+    a, b = task_inputs(mod, True, 11, "cpu"), task_inputs(mod, True, 11, torch.device("cpu"))
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) and a[2] == 3
+    assert torch.equal(torch.rand(2), expected)
+
+
+def _off_sample(n):
+    """A position of a length-n tensor that is_degenerate's fixed subset does not look at."""
+    seen = torch.zeros(n, dtype=torch.bool)
+    seen[_sample(torch.arange(n))] = True
+    return int((~seen).nonzero()[0])
+
+
+def test_degenerate_on_big_tensors_is_exact_about_constants():
+    n = 2 * SAMPLE + 7
+    off = _off_sample(n)
+    x = torch.full((n,), 2.0)
+    assert is_degenerate(x)
+    x[off] = 3.0  # one different value the subset does not see: still not constant
+    assert not is_degenerate(x)
+    ints = torch.zeros(n, dtype=torch.int32)
+    assert is_degenerate(ints)
+    ints[off] = 1
+    assert not is_degenerate(ints)
+    sparse = torch.zeros(n, 1)
+    sparse[-1] = float("nan")
+    sparse[off] = 5.0  # NaN elsewhere must not hide the varying value
+    assert not is_degenerate(sparse)
+    assert not is_degenerate(torch.randn(n).relu())
+
+
+def test_degenerate_nonfinite_share_on_big_tensors():
+    n = 2 * SAMPLE
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(n, generator=g)
+    x[torch.randperm(n, generator=g)[: int(0.6 * n)]] = float("nan")
+    assert is_degenerate(x)
+    y = torch.randn(n, generator=g)
+    y[torch.randperm(n, generator=g)[: int(0.4 * n)]] = float("inf")
+    assert not is_degenerate(y)
+    assert torch.equal(_sample(torch.arange(n)), _sample(torch.arange(n)))  # a fixed subset

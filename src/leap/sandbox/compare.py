@@ -1,10 +1,11 @@
 """Judge-side comparison of a candidate's outputs with the reference (DESIGN.md §3 step 3).
 
-Exact checks first: container structure (tuple vs list, length), plain ``torch.Tensor`` (no
-subclass), shape, dtype, device type and layout. Then values: NaN positions and signed Inf positions
-must match; finite values must satisfy ``|out - ref| <= atol * rms(ref) + rtol * |ref|`` with
-rtol = atol = the dtype's tolerance (fp32 1e-4, fp16 1e-2, bf16 1.6e-2); integers and bools exact.
-`bit_identical` checks inputs-unchanged and poison-independence bit for bit.
+Exact checks first, over the whole output before any value: container structure (tuple vs list,
+length, keys), plain ``torch.Tensor`` (no subclass), shape, dtype, device type and layout. Then values,
+on the reference's device in a few passes: NaN and signed Inf positions must match; finite values must
+satisfy ``|out - ref| <= atol * rms(ref) + rtol * |ref|`` with rtol = atol = the dtype's tolerance
+(fp32 1e-4, fp16 1e-2, bf16 1.6e-2); integers and bools exact. `bit_identical` checks
+inputs-unchanged and poison-independence bit for bit.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ DTYPE_KEYS: dict[torch.dtype, str] = {
 }
 _Tensor = torch.Tensor  # bound at import: a candidate cannot swap what the judge compares with
 _isnan, _isposinf, _isneginf, _equal = torch.isnan, torch.isposinf, torch.isneginf, torch.equal
+CHUNK = 1 << 20  # mismatch positions are searched this many elements at a time
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,24 @@ def _mismatch_text(ms: list[Mismatch]) -> str:
     return "; ".join(f"{m.output}{list(m.index)}: expected {_fmt(m.expected)}, got {_fmt(m.got)}" for m in ms)
 
 
+def _unravel(i: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(i // math.prod(shape[d + 1:]) % shape[d] for d in range(len(shape)))
+
+
 def _first(mask: torch.Tensor, ref: torch.Tensor, out: torch.Tensor, name: str, k: int) -> list[Mismatch]:
-    idx = mask.nonzero()[:k].tolist()
-    return [Mismatch(name, tuple(i), ref[tuple(i)].item(), out[tuple(i)].item()) for i in idx]
+    """The first ``k`` flagged positions, searched chunk by chunk (never all indices of a huge mask)."""
+    flat, found = mask.reshape(-1), []
+    for s in range(0, flat.numel(), CHUNK):
+        hits = flat[s:s + CHUNK].nonzero().flatten()[:k - len(found)]
+        found.extend(s + int(h) for h in hits.tolist())
+        if len(found) >= k:
+            break
+    idx = [_unravel(i, tuple(mask.shape)) for i in found]
+    return [Mismatch(name, i, ref[i].item(), out[i].item()) for i in idx]
 
 
-def _compare_tensor(ref: torch.Tensor, out: Any, name: str, rtol: float | None, atol: float | None,
-                    tolerances: Mapping[str, float] | None, k: int) -> CompareResult:
+def _meta(ref: torch.Tensor, out: Any, name: str) -> CompareResult | None:
+    """Exact checks of one output tensor: plain tensor, shape, dtype, device type, layout."""
     if type(out) is not _Tensor:
         return _fail("type", f"{name}: expected a torch.Tensor, got {type(out).__name__}.")
     if out.shape != ref.shape:
@@ -89,6 +102,37 @@ def _compare_tensor(ref: torch.Tensor, out: Any, name: str, rtol: float | None, 
         return _fail("device", f"{name}: device mismatch: expected {ref.device.type}, got {out.device.type}.")
     if out.layout != ref.layout:
         return _fail("type", f"{name}: layout mismatch: expected {ref.layout}, got {out.layout}.")
+    return None
+
+
+def _nonfinite(r: torch.Tensor, o: torch.Tensor, name: str, rt: float, k: int, top: float) -> CompareResult | None:
+    """NaN positions must match exactly; signed Inf positions too, except an overflow on one side next to
+    ``top``, the output dtype's largest finite value (rounding, not a bug: fp16 x100 inputs)."""
+    n = r.numel()
+    rn, on = _isnan(r), _isnan(o)
+    if not _equal(rn, on):
+        bad = rn != on
+        nb = int(bad.sum())
+        ms = _first(bad, r, o, name, k)
+        return _fail("nan", f"{name}: NaN positions differ from the reference ({nb} of {n}); "
+                            f"{_mismatch_text(ms)}.", mismatches=ms, n_bad=nb, n_total=n)
+    edge = top / (1.0 + max(rt, 1e-3))
+    for test, label, sign in ((_isposinf, "+Inf", 1.0), (_isneginf, "-Inf", -1.0)):
+        tr, to = test(r), test(o)
+        if not _equal(tr, to):
+            bad = (tr != to) & ~(torch.where(tr, o, r) * sign >= edge)
+            if bool(bad.any()):
+                nb = int(bad.sum())
+                ms = _first(bad, r, o, name, k)
+                return _fail("inf", f"{name}: {label} positions differ from the reference ({nb} of {n}); "
+                                    f"{_mismatch_text(ms)}.", mismatches=ms, n_bad=nb, n_total=n)
+    return None
+
+
+def _values(ref: torch.Tensor, out: torch.Tensor, name: str, rtol: float | None, atol: float | None,
+            tolerances: Mapping[str, float] | None, k: int) -> CompareResult:
+    """Value check of two tensors that passed `_meta`: a few fused passes on the device, no float64
+    copies of fp32/fp16/bf16 data (half types are widened to fp32)."""
     if out.device != ref.device:
         out = out.to(ref.device)
     r, o = ref.detach(), out.detach().resolve_conj().resolve_neg()
@@ -97,48 +141,41 @@ def _compare_tensor(ref: torch.Tensor, out: Any, name: str, rtol: float | None, 
     n = r.numel()
     if n == 0:
         return CompareResult(True, n_total=0)
+    if _equal(r, o):  # bit-for-bit equal values (no NaN): the common case of an exact kernel
+        return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
     if not r.is_floating_point():
         bad = r != o
-        if bool(bad.any()):
-            nb = int(bad.sum())
-            ms = _first(bad, r, o, name, k)
-            return _fail("value", f"{name}: {nb} of {n} values differ (exact match required); {_mismatch_text(ms)}.",
-                         mismatches=ms, n_bad=nb, n_total=n, max_abs_error=float((r.double() - o.double()).abs().max()))
-        return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
-    rd, od = r.double(), o.double()
-    rn, on = _isnan(rd), _isnan(od)
-    if not _equal(rn, on):
-        bad = rn != on
+        nb = int(bad.sum())
         ms = _first(bad, r, o, name, k)
-        return _fail("nan", f"{name}: NaN positions differ from the reference ({int(bad.sum())} of {n}); "
-                            f"{_mismatch_text(ms)}.", mismatches=ms, n_bad=int(bad.sum()), n_total=n)
+        return _fail("value", f"{name}: {nb} of {n} values differ (exact match required); {_mismatch_text(ms)}.",
+                     mismatches=ms, n_bad=nb, n_total=n, max_abs_error=float((r.double() - o.double()).abs().max()))
     default = tolerance_for(ref.dtype, tolerances)
     rt = default if rtol is None else float(rtol)
     at = default if atol is None else float(atol)
-    # Overflow on one side only, next to the largest finite value, is rounding, not a bug (fp16 x100 inputs).
-    edge = float(torch.finfo(r.dtype).max) / (1.0 + max(rt, 1e-3))
-    for test, label, sign in ((_isposinf, "+Inf", 1.0), (_isneginf, "-Inf", -1.0)):
-        tr, to = test(rd), test(od)
-        if not _equal(tr, to):
-            bad = (tr != to) & ~(torch.where(tr, od, rd) * sign >= edge)
-            if bool(bad.any()):
-                ms = _first(bad, r, o, name, k)
-                return _fail("inf", f"{name}: {label} positions differ from the reference ({int(bad.sum())} of "
-                                    f"{n}); {_mismatch_text(ms)}.", mismatches=ms, n_bad=int(bad.sum()), n_total=n)
-    fin = torch.isfinite(rd) & torch.isfinite(od)
-    rv, ov = rd[fin], od[fin]
-    if rv.numel() == 0:
-        return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
-    rms = float(rv.square().mean().sqrt())
+    wide = torch.float64 if r.dtype == torch.float64 else torch.float32
+    rf, of = r.to(wide), o.to(wide)
+    diff = torch.sub(of, rf).abs_()
+    norm, max_abs, n_fin = float(torch.linalg.vector_norm(rf)), float(diff.max()), n
+    if not (math.isfinite(norm) and math.isfinite(max_abs)):  # some NaN/Inf (or an overflow)
+        fail = _nonfinite(rf, of, name, rt, k, float(torch.finfo(r.dtype).max))
+        if fail is not None:
+            return fail
+        fin = torch.isfinite(rf) & torch.isfinite(of)
+        n_fin = int(fin.sum())
+        if n_fin == 0:
+            return CompareResult(True, max_abs_error=0.0, max_rel_error=0.0, n_total=n)
+        rf, of = torch.where(fin, rf, 0.0), torch.where(fin, of, 0.0)  # non-finite pairs count as equal
+        diff = torch.sub(of, rf).abs_()
+        norm, max_abs = float(torch.linalg.vector_norm(rf)), float(diff.max())
+        if not math.isfinite(norm):  # squares overflow fp32: widen only for the norm
+            norm = float(torch.linalg.vector_norm(rf, dtype=torch.float64))
+    rms = norm / math.sqrt(n_fin)
     scale = max(rms, float(torch.finfo(r.dtype).tiny))
-    diff = (ov - rv).abs()
-    max_abs = float(diff.max())
-    max_rel = float((diff / rv.abs().clamp_min(scale * 1e-6)).max())
-    bad_f = diff > at * scale + rt * rv.abs()
-    if bool(bad_f.any()):
-        bad = torch.zeros_like(rd, dtype=torch.bool)
-        bad[fin] = bad_f
-        nb = int(bad_f.sum())
+    buf = rf.abs()
+    bad = diff > buf.mul_(rt).add_(at * scale)
+    max_rel = float(diff.div_(torch.abs(rf, out=buf).clamp_min_(scale * 1e-6)).max())
+    if bool(bad.any()):
+        nb = int(bad.sum())
         ms = _first(bad, r, o, name, k)
         return _fail("value", f"{name}: {nb} of {n} values outside tolerance (rtol {rt:g}, atol {at:g} x output "
                               f"RMS {rms:.3g}); max abs error {max_abs:.3g}, max rel error {max_rel:.3g}; "
@@ -147,21 +184,17 @@ def _compare_tensor(ref: torch.Tensor, out: Any, name: str, rtol: float | None, 
     return CompareResult(True, max_abs_error=max_abs, max_rel_error=max_rel, n_total=n)
 
 
-def _walk(ref: Any, out: Any, name: str, kw: dict, results: list[CompareResult]) -> CompareResult | None:
-    """Compare recursively; returns the first failure, appends successes to ``results``."""
+def _structure(ref: Any, out: Any, name: str) -> CompareResult | None:
+    """The first structural mismatch (containers, keys, lengths, leaf types, tensor metadata)."""
     if isinstance(ref, torch.Tensor):
-        res = _compare_tensor(ref, out, name, **kw)
-        if not res.ok:
-            return res
-        results.append(res)
-        return None
+        return _meta(ref, out, name)
     if isinstance(ref, list | tuple):
         if type(out) is not type(ref):
             return _fail("structure", f"{name}: expected a {type(ref).__name__}, got {type(out).__name__}.")
         if len(out) != len(ref):
             return _fail("structure", f"{name}: expected {len(ref)} elements, got {len(out)}.")
         for i, (r, o) in enumerate(zip(ref, out, strict=True)):
-            fail = _walk(r, o, f"{name}[{i}]", kw, results)
+            fail = _structure(r, o, f"{name}[{i}]")
             if fail is not None:
                 return fail
         return None
@@ -169,12 +202,31 @@ def _walk(ref: Any, out: Any, name: str, kw: dict, results: list[CompareResult])
         if type(out) is not type(ref) or list(out) != list(ref):
             return _fail("structure", f"{name}: expected a dict with keys {list(ref)}.")
         for key in ref:
-            fail = _walk(ref[key], out[key], f"{name}[{key!r}]", kw, results)
+            fail = _structure(ref[key], out[key], f"{name}[{key!r}]")
             if fail is not None:
                 return fail
         return None
     if type(out) is not type(ref):
         return _fail("type", f"{name}: expected {type(ref).__name__}, got {type(out).__name__}.")
+    return None
+
+
+def _walk(ref: Any, out: Any, name: str, kw: dict, results: list[CompareResult]) -> CompareResult | None:
+    """Compare values (structure already checked); the first failure, or None with successes in ``results``."""
+    if isinstance(ref, torch.Tensor):
+        res = _meta(ref, out, name) or _values(ref, out, name, **kw)
+        if not res.ok:
+            return res
+        results.append(res)
+        return None
+    if isinstance(ref, list | tuple | dict):
+        keys = list(ref) if isinstance(ref, dict) else range(len(ref))
+        for key in keys:
+            label = f"{name}[{key!r}]" if isinstance(ref, dict) else f"{name}[{key}]"
+            fail = _walk(ref[key], out[key], label, kw, results)
+            if fail is not None:
+                return fail
+        return None
     if isinstance(ref, float) and (math.isnan(ref) and math.isnan(out)):
         return None
     if isinstance(ref, float):
@@ -196,7 +248,7 @@ def compare_outputs(ref: Any, out: Any, *, dtype: str | None = None, rtol: float
     follow each output tensor's own dtype."""
     del dtype  # tolerances follow each output tensor's own dtype
     results: list[CompareResult] = []
-    fail = _walk(ref, out, "output", dict(rtol=rtol, atol=atol, tolerances=tolerances, k=max_mismatches), results)
+    fail = _structure(ref, out, "output") or _walk(ref, out, "output", dict(rtol=rtol, atol=atol, tolerances=tolerances, k=max_mismatches), results)
     if fail is not None:
         return fail
     abs_errs = [r.max_abs_error for r in results if r.max_abs_error is not None]

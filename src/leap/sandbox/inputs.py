@@ -25,11 +25,13 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.task_module import get_inputs
+from leap.sandbox.task_module import TaskModuleError, get_inputs
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
 MAX_NONFINITE = 0.5  # a reference with more than this share of NaN/Inf is degenerate
+SAMPLE = 1 << 20  # is_degenerate estimates the NaN/Inf share on this many elements per tensor
+_SAMPLE_INDEX: dict[tuple[int, str], torch.Tensor] = {}  # (numel, device) -> fixed subset positions
 
 
 @dataclass
@@ -66,47 +68,85 @@ def _domains(task: Any) -> Mapping[int, Any]:
 
 def _in_domain(x: torch.Tensor, lo: float, hi: float, gen: torch.Generator) -> torch.Tensor:
     """Fresh values of ``x``'s shape and dtype inside ``[lo, hi]`` (a half-open side: |randn| + 1e-3 away
-    from the finite bound)."""
-    half = torch.randn(x.shape, generator=gen, dtype=torch.float32).abs() + 1e-3
+    from the finite bound), drawn on ``gen``'s device."""
+    kw = dict(generator=gen, dtype=torch.float32, device=gen.device)
+    half = torch.randn(x.shape, **kw).abs_().add_(1e-3)
     if lo == float("-inf") and hi == float("inf"):
-        vals = torch.randn(x.shape, generator=gen, dtype=torch.float32)
+        vals = torch.randn(x.shape, **kw)
     elif hi == float("inf"):
-        vals = lo + half
+        vals = half.add_(lo)
     elif lo == float("-inf"):
-        vals = hi - half
+        vals = half.neg_().add_(hi)
     else:
-        vals = lo + (hi - lo) * torch.rand(x.shape, generator=gen, dtype=torch.float32)
+        vals = torch.rand(x.shape, **kw).mul_(hi - lo).add_(lo)
     return vals.to(dtype=x.dtype, device=x.device)
 
 
 def vary(x: Any, variant: str, domain: Any, gen: torch.Generator) -> Any:
-    """Input ``x`` of the task under ``variant`` (see the module docstring)."""
+    """Input ``x`` of the task under ``variant`` (see the module docstring); fresh values come from ``gen``
+    (on ``x``'s device)."""
     if not isinstance(x, torch.Tensor) or not (x.is_floating_point() or x.is_complex()) or variant == "task":
         return x
     bounds = _bounds(domain)
     if bounds is not None:
         return _in_domain(x, *bounds, gen) if variant == "randn" else x
     real = torch.float32 if not x.is_complex() else torch.complex64
-    z = torch.randn(x.shape, generator=gen, dtype=real) * SCALES.get(variant, 1.0)
+    z = torch.randn(x.shape, generator=gen, dtype=real, device=gen.device)
+    if variant in SCALES:
+        z.mul_(SCALES[variant])
     return z.to(dtype=x.dtype, device=x.device).requires_grad_(x.requires_grad)
 
 
-def make_trials(task: Any, module: types.ModuleType, *, n_trials: int = 5, seed: int,
-                small: bool) -> list[Trial]:
+def _device(device: str | torch.device) -> torch.device:
+    dev = torch.device(device)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return dev
+
+
+def _moved(xs: list[Any], dev: torch.device) -> list[Any]:
+    return [x.to(dev) if isinstance(x, torch.Tensor) and x.device != dev else x for x in xs]
+
+
+def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | torch.device = "cpu") -> list[Any]:
+    """The task's own inputs drawn under ``seed``, on ``device``; torch's global RNGs are restored.
+
+    Off the CPU, ``get_inputs()`` runs under ``with torch.device(device)``, so its factory calls
+    (randn, rand, randint, tensor, ...) allocate and draw there (same shapes, dtypes and distributions,
+    other values than on the CPU); tensors it makes elsewhere are moved. A task whose inputs cannot be
+    made under the device context falls back to drawing on the CPU and moving."""
+    dev = _device(device)
+    if dev.type == "cpu":
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return get_inputs(module, small)
+    n = torch.cuda.device_count() if dev.type == "cuda" else 0
+    with torch.random.fork_rng(devices=list(range(n)), device_type=dev.type):
+        torch.manual_seed(seed)
+        try:
+            with dev:
+                return _moved(get_inputs(module, small), dev)
+        except TaskModuleError:
+            torch.manual_seed(seed)
+            return _moved(get_inputs(module, small), dev)
+
+
+def make_trials(task: Any, module: types.ModuleType, *, n_trials: int = 5, seed: int, small: bool,
+                device: str | torch.device = "cpu") -> list[Trial]:
     """``n_trials`` trials (>= 1) from ``seed``; the variants cycle ``task, randn, x100, x1e-3, task, ...``.
 
-    Deterministic given ``seed`` (so tests can replay it); torch's global RNG state is restored
-    afterwards. Inputs stay where the task creates them (CPU)."""
+    Deterministic given ``seed`` and ``device`` (so tests can replay it); torch's global RNG states are
+    restored afterwards. Every tensor is drawn directly on ``device`` (a seeded generator there), so a
+    GPU judge never draws large inputs on the host; ``device="cpu"`` gives CPU tensors."""
+    dev = _device(device)
     rng = random.Random(seed)
     domains = _domains(task)
     trials: list[Trial] = []
     for i in range(max(1, n_trials)):
         variant = VARIANTS[i % len(VARIANTS)]
         trial_seed = rng.getrandbits(62)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(trial_seed)
-            base = get_inputs(module, small)
-        gen = torch.Generator().manual_seed(trial_seed ^ 0x5EED)
+        base = task_inputs(module, small, trial_seed, dev)
+        gen = torch.Generator(device=dev).manual_seed(trial_seed ^ 0x5EED)
         inputs = [vary(x, variant, domains.get(j), gen) for j, x in enumerate(base)]
         trials.append(Trial(name=variant, inputs=inputs, variant=variant, meta={"index": i}))
     return trials
@@ -120,26 +160,60 @@ def _flat(obj: Any) -> list[Any]:
     return [obj]
 
 
+def _sample(flat: torch.Tensor) -> torch.Tensor:
+    """``flat`` itself when small, else a fixed pseudo-random subset of `SAMPLE` of its elements (the same
+    positions for every tensor of that length on that device)."""
+    n = flat.numel()
+    if n <= SAMPLE:
+        return flat
+    key = (n, str(flat.device))
+    idx = _SAMPLE_INDEX.get(key)
+    if idx is None:
+        gen = torch.Generator(device=flat.device).manual_seed(0x5A3)
+        idx = torch.randint(0, n, (SAMPLE,), generator=gen, device=flat.device).sort().values  # locality
+        if len(_SAMPLE_INDEX) >= 16:
+            _SAMPLE_INDEX.clear()
+        _SAMPLE_INDEX[key] = idx
+    return flat[idx]
+
+
+def _varied(flat: torch.Tensor, finite: torch.Tensor | None) -> bool | None:
+    """Whether ``flat``'s finite values take more than one value; ``None`` when it has fewer than two."""
+    if finite is None:
+        return None if flat.numel() < 2 else not bool((flat == flat[0]).all())
+    if int(finite.sum()) < 2:
+        return None
+    v0 = flat[int(finite.to(torch.uint8).argmax())]  # the first finite value
+    return not bool(((flat == v0) | ~finite).all())
+
+
 def is_degenerate(ref_output: Any) -> bool:
     """True when a reference output cannot tell a right kernel from a wrong one: its tensors are mostly
-    NaN/Inf (more than half), or each tensor with several finite values holds one constant."""
+    NaN/Inf (more than half), or each tensor with several finite values holds one constant.
+
+    Cheap on big outputs: the NaN/Inf share is estimated on a fixed subset of `SAMPLE` elements per
+    tensor (exact below that size); "constant" is exact (decided on the subset when it already varies,
+    else checked on the whole tensor without copying its finite values)."""
     tensors = [t.detach() for t in _flat(ref_output) if isinstance(t, torch.Tensor) and t.numel() > 0]
     if not tensors:
         return False
     n_total = sum(t.numel() for t in tensors)
-    n_bad, n_varied, n_multi = 0, 0, 0
+    n_bad, n_varied, n_multi = 0.0, 0, 0
     for t in tensors:
         if t.is_complex():
             t = torch.view_as_real(t)
-        if t.is_floating_point():
-            finite = torch.isfinite(t)
-            n_bad += int((~finite).sum())
-            vals = t[finite]
-        else:
-            vals = t.flatten()
-        if vals.numel() > 1:
+        flat = t.reshape(-1)
+        sub = _sample(flat)
+        is_float = t.is_floating_point()
+        fin_sub = torch.isfinite(sub) if is_float else None
+        if fin_sub is not None:
+            n_bad += (sub.numel() - int(fin_sub.sum())) * (flat.numel() / sub.numel())
+        varied = _varied(sub, fin_sub)
+        if not varied and sub.numel() < flat.numel():  # the subset cannot prove it varies: check it all
+            varied = _varied(flat, torch.isfinite(flat) if is_float else None)
+        if varied is not None:
             n_multi += 1
-            n_varied += int(not bool((vals == vals[0]).all()))
+            n_varied += int(varied)
     if n_bad > MAX_NONFINITE * n_total:
         return True
     return n_multi > 0 and n_varied == 0
