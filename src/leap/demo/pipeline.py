@@ -48,7 +48,7 @@ class DemoConfig:
     sft_steps: int = 400
     sft_batch: int = 16
     sft_lr: float = 3e-3
-    rl_steps: int = 8
+    rl_steps: int = 10
     tasks_per_step: int = 8
     group_size: int = 8
     max_turns: int = 3
@@ -60,7 +60,7 @@ class DemoConfig:
 
 def quick_config(seed: int = 0) -> DemoConfig:
     """The shortened demo (CI): fewer tasks, samples and steps."""
-    return DemoConfig(seed=seed, n_train=120, n_eval=12, n_repair=16, eval_samples=2, sft_steps=200,
+    return DemoConfig(seed=seed, n_train=150, n_eval=12, n_repair=20, eval_samples=2, sft_steps=300,
                       rl_steps=2, tasks_per_step=4, group_size=4)
 
 

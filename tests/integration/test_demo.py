@@ -1,0 +1,79 @@
+"""The shortened demo end to end: real tasks, real sandbox (Triton interpreter), a tiny policy trained
+from scratch, LEAP RL through the trainer's update, report with plots."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from leap.cli.main import app
+
+
+@pytest.mark.slow
+def test_quick_demo_writes_report(tmp_path):
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+    out = tmp_path / "demo"
+    res = CliRunner().invoke(app, ["demo", "--quick", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sft_pairs"] > 50
+    for key in ("eval_sft", "eval_rl"):
+        acc = summary[key]["acc_at_turn"]
+        assert len(acc) == 3 and all(0.0 <= a <= 1.0 for a in acc)
+        assert acc == sorted(acc)  # Acc@turn k is cumulative
+    # SFT taught the policy something: it solves some held-out tasks at turn 1
+    assert summary["eval_sft"]["tasks_solved_turn1_any"] > 0
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == summary["config"]["rl_steps"]
+    for r in rows:
+        assert r["evals_spent"] <= r["evals_all_expanded"]
+        assert 0 <= r["groups_expanded"] <= r["groups"]
+    for name in ("report.md", "acc_at_turn.png", "reward.png", "dcp.png", "sft.jsonl"):
+        assert (out / name).stat().st_size > 0
+    # every SFT pair was verified by the sandbox
+    pairs = [json.loads(line) for line in (out / "sft.jsonl").read_text().splitlines()]
+    assert all(p["verdict"] == "ok" for p in pairs)
+    assert "Acc@turn" in (out / "report.md").read_text()
+
+
+def test_demo_rejects_bad_device(tmp_path):
+    res = CliRunner().invoke(app, ["demo", "--device", "tpu", "--out", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "--device" in res.output
+
+
+def test_demo_rejects_bad_variant(tmp_path):
+    res = CliRunner().invoke(app, ["demo", "--variant", "nope", "--out", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "--variant" in res.output
+
+
+def test_family_split_is_disjoint_and_templates_verify():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+    from leap.demo.family import make_task, solution, split_chains
+    from leap.sandbox import verify_many
+
+    train, held = split_chains(3, 60, 10)
+    assert len(held) == 10 and not set(train) & set(held)
+    assert len(set(train)) == len(train)
+    chains = held[:2]
+    verdicts = dict(verify_many([(make_task(c), solution(c)) for c in chains], device="cpu"))
+    assert all(v.correct for v in verdicts.values()), [v.feedback for v in verdicts.values()]
+    wrong = dict(verify_many([(make_task(chains[0]), solution(chains[1]))], device="cpu"))
+    assert not wrong[0].correct
+
+
+def test_tiny_tokenizer_roundtrip_and_prompts():
+    from leap.demo.family import compact_spec, solution
+    from leap.demo.policy import build_prompt, extract_code, format_answer, train_tokenizer
+
+    chain = ("relu", "mul2.0", "sin")
+    texts = [build_prompt(compact_spec(chain)) + format_answer(solution(chain))]
+    tok = train_tokenizer(texts * 4, 300)
+    assert tok.decode(tok.encode(texts[0]).ids) == texts[0]
+    assert extract_code("thinking...\n" + format_answer(solution(chain))).strip() == solution(chain).strip()
+    p2 = build_prompt(compact_spec(chain), [("code", "Incorrect output on trial 1: 3 of 9 values")])
+    assert "### Previous\ncode" in p2 and "Incorrect output on trial 1\n" in p2 and p2.endswith("### Answer\n")
