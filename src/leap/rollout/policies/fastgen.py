@@ -42,9 +42,9 @@ def sample_next(logits: torch.Tensor, temperature: float, top_k: int, top_p: flo
         probs = torch.softmax(sorted_l, -1)
         drop = (probs.cumsum(-1) - probs) > top_p
         masked = masked.masked_fill(torch.zeros_like(drop).scatter(-1, idx, drop), float("-inf"))
-    probs = torch.softmax(masked, -1)
-    q = noise if noise is not None else torch.empty_like(probs).exponential_()
-    tok = (probs / q).argmax(-1)
+    # exponential race: argmax p_i / q_i with q ~ Exp(1) samples i with probability p_i
+    q = noise if noise is not None else torch.empty_like(masked).exponential_()
+    tok = (masked - q.log()).argmax(-1)
     return tok, lp.gather(-1, tok[:, None]).squeeze(-1)
 
 
@@ -127,22 +127,33 @@ class StaticDecoder:
         return DecodeOut(tokens=toks, logprobs=st["logprobs"], lengths=first)
 
     def _capture(self, step):
-        """Warm up on a side stream, capture one step as a CUDA graph, undo the warm-up's state changes."""
-        # warm-up runs advance the state: run them on copies is not possible for the cache, so warm up
-        # once, capture, and rely on replay from the state captured below.
+        """Run step 1 eagerly on a side stream (warm-up), then capture one step as a CUDA graph.
+
+        The returned runner skips its first call (the warm-up already did that step) and replays the
+        graph afterwards. If capture fails (an op that syncs with the host), it falls back to eager steps.
+        """
+        import warnings
+
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
-            step()  # a real step (state advances exactly as in an uncaptured loop)
+            step()
         torch.cuda.current_stream().wait_stream(s)
         graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                step()  # recorded, not executed
+            target = graph.replay
+        except Exception as exc:  # noqa: BLE001 - capture is an optimisation; eager steps are correct
+            warnings.warn(f"CUDA graph capture failed, decoding eagerly ({exc.__class__.__name__}: "
+                          f"{str(exc).splitlines()[0][:160]})", stacklevel=2)
+            torch.cuda.synchronize()
+            target = step
         first = [True]
-        with torch.cuda.graph(graph):
-            step()  # captured: recorded, executed once during capture? no — capture does not execute
 
-        def replay():
-            if first[0]:  # the warm-up already performed step 1
+        def run():
+            if first[0]:
                 first[0] = False
                 return
-            graph.replay()
-        return replay
+            target()
+        return run
