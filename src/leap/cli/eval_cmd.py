@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
               served_model: str = typer.Option("", help="openai backend: model name (default: the first listed)"),
               device: str = typer.Option("auto", help="sandbox and hf policy device: auto, cpu, cuda"),
               tasks_per_batch: int = typer.Option(8, min=1, help="tasks generated together"),
+              cache: str = typer.Option("static", help="hf backend decode path: static, graph or dynamic"),
               limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)")) -> None:
         """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -51,7 +52,7 @@ def register(app: typer.Typer) -> None:
         if backend == "openai":
             kwargs = {"model_name": served_model or None}
         elif backend == "hf":
-            kwargs = {"device": device}
+            kwargs = {"device": device, "cache": cache}
         try:
             policy = load_policy(backend, model, **kwargs)
         except PolicyError as exc:
