@@ -88,3 +88,24 @@ def test_explicit_sample_ids():
     pol = Scripted(lambda k, i: code("GOOD"))
     groups = run_episodes(pol, [get_builtin("relu_fp32")], [[1, 3]], rule_verifier, EpisodeConfig(max_turns=1))
     assert [t.sample for t in groups[0].trajectories] == [1, 3]
+
+
+def test_dcp_batch_hook_and_keep_solved():
+    from leap.rollout.episode import dcp_continue
+
+    tasks = [get_builtin("relu_fp32"), get_builtin("add_fp32"), get_builtin("gelu_fp32")]
+    # relu: all fail (cut), add: 1 of 4 pass -> 3 fail (expand), gelu: all pass (cut)
+    def answers(k, i):
+        if k > 0:
+            return code("BAD")
+        return code("BAD") if i < 4 else code("GOOD") if i >= 8 or i == 4 else code("BAD")
+
+    pol = Scripted(answers)
+    groups = run_episodes(pol, tasks, 4, rule_verifier, EpisodeConfig(max_turns=3),
+                          continue_batch=dcp_continue(3))
+    assert [g.expanded for g in groups] == [False, True, False]
+    assert [len(t.turns) for t in groups[1].trajectories] == [1, 3, 3, 3]
+    assert all(len(t.turns) == 1 for g in (groups[0], groups[2]) for t in g.trajectories)
+    kept = run_episodes(Scripted(lambda k, i: code("GOOD")), tasks[:1], 2, rule_verifier,
+                        EpisodeConfig(max_turns=2, keep_solved=True), continue_fn=lambda g: [True, False])
+    assert [len(t.turns) for t in kept[0].trajectories] == [2, 1]

@@ -21,6 +21,7 @@ from leap.tasks.task import Task
 
 Verifier = Callable[[list[tuple[Task, str]]], list[Verdict]]
 ContinueFn = Callable[[Group], list[bool]]
+BatchContinueFn = Callable[[list[Group]], list[list[bool]]]
 NO_CODE_FEEDBACK = ("No solution was found: the answer must end with the complete solution in one "
                     "```python block defining class ModelNew.")
 
@@ -41,6 +42,18 @@ def default_continue(group: Group) -> list[bool]:
     return [not tr.solved for tr in group.trajectories]
 
 
+def dcp_continue(max_turns: int, cfg=None) -> BatchContinueFn:
+    """A batch-level hook applying DCP (`leap.algorithms.dcp`): the gate (and budget mode) picks the
+    groups to expand; inside them, `needs_turn` picks the samples."""
+    from leap.algorithms.dcp import dcp_decide, needs_turn
+
+    def decide(groups: list[Group]) -> list[list[bool]]:
+        expand = dcp_decide(groups, max_turns, cfg)
+        return [[e and needs_turn(tr, max_turns, cfg) for tr in g.trajectories]
+                for g, e in zip(groups, expand, strict=True)]
+    return decide
+
+
 @dataclass
 class EpisodeConfig:
     """How episodes run: turns, kernel backend for the prompt, sampling, context budget."""
@@ -49,6 +62,7 @@ class EpisodeConfig:
     backend: str = "triton"
     params: SamplingParams = field(default_factory=SamplingParams)
     context_budget: int = DEFAULT_BUDGET
+    keep_solved: bool = False  # continuing samples that are already correct keep optimising speed
 
 
 @dataclass
@@ -90,12 +104,14 @@ def _step(policy: Policy, verifier: Verifier, jobs: list[tuple[Trajectory, Task,
 
 def run_episodes(policy: Policy, tasks: Sequence[Task], samples: int | Sequence[Sequence[int]], verifier: Verifier,
                  config: EpisodeConfig | None = None, *, continue_fn: ContinueFn | None = None,
+                 continue_batch: BatchContinueFn | None = None,
                  on_turn: Callable[[int, int], None] | None = None,
                  stats: EpisodeStats | None = None) -> list[Group]:
     """Run multi-turn episodes; returns one `Group` per task (trajectories in sample order).
 
     ``samples`` is G (samples 0..G-1 of every task) or, per task, the sample indices to run (a
-    resumed evaluation runs only the missing ones). ``on_turn(turn_index, n_generated)`` reports progress.
+    resumed evaluation runs only the missing ones). ``continue_fn`` decides per group, ``continue_batch``
+    (e.g. `dcp_continue`) for all groups at once. ``on_turn(turn_index, n_generated)`` reports progress.
     """
     cfg = config or EpisodeConfig()
     stats = stats if stats is not None else EpisodeStats()
@@ -112,15 +128,16 @@ def run_episodes(policy: Policy, tasks: Sequence[Task], samples: int | Sequence[
     if on_turn:
         on_turn(0, len(jobs))
     going: list[tuple[Trajectory, Task, int]] = []
+    batch_flags = continue_batch(groups) if continue_batch else [cont(g) for g in groups]
     for i, (t, g) in enumerate(zip(tasks, groups, strict=True)):
-        flags = cont(g)
+        flags = batch_flags[i]
         if len(flags) != g.size:
             raise ValueError(f"continue_fn returned {len(flags)} flags for a group of {g.size}")
         g.expanded = any(flags) and cfg.max_turns > 1
         stats.groups_expanded += int(g.expanded)
         going += [(tr, t, i) for tr, f in zip(g.trajectories, flags, strict=True) if f]
     for turn in range(1, cfg.max_turns):
-        going = [(tr, t, i) for tr, t, i in going if not tr.solved]
+        going = [(tr, t, i) for tr, t, i in going if cfg.keep_solved or not tr.solved]
         if not going:
             break
         jobs = [(tr, t, next_messages(task_msgs[i], tr.turns, budget=cfg.context_budget)) for tr, t, i in going]
