@@ -78,3 +78,45 @@ def test_get_inputs_must_return_a_list():
     mod = load_task_module(SRC.replace("return [torch.randn(64, 8)]", "return 3"), "x")
     with pytest.raises(TaskModuleError, match="must return a list"):
         get_inputs(mod, small=False)
+
+
+def test_seeded_builds_do_not_interleave_with_trial_draws_in_other_threads():
+    import threading
+
+    from leap.sandbox.inputs import make_trials
+    from leap.tasks.task import parse_task
+
+    src = """
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(256, 256)
+    def forward(self, x):
+        return self.lin(x)
+def get_inputs():
+    return [torch.randn(64, 256)]
+def get_init_inputs():
+    return []
+"""
+    mod, task = load_task_module(src, "par"), parse_task(src, "par")
+    expected = build_model(mod, [], 42).lin.weight.detach().clone()
+    stop, bad = threading.Event(), []
+
+    def draw():
+        while not stop.is_set():
+            make_trials(task, mod, n_trials=2, seed=1, small=False)
+
+    threads = [threading.Thread(target=draw) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for _ in range(40):
+            if not torch.equal(build_model(mod, [], 42).lin.weight, expected):
+                bad.append(1)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not bad

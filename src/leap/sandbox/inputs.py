@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.task_module import TaskModuleError, get_inputs
+from leap.sandbox.task_module import RNG_LOCK, TaskModuleError, get_inputs
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
@@ -114,14 +114,15 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
     Off the CPU, ``get_inputs()`` runs under ``with torch.device(device)``, so its factory calls
     (randn, rand, randint, tensor, ...) allocate and draw there (same shapes, dtypes and distributions,
     other values than on the CPU); tensors it makes elsewhere are moved. A task whose inputs cannot be
-    made under the device context falls back to drawing on the CPU and moving."""
+    made under the device context falls back to drawing on the CPU and moving. Holds
+    `leap.sandbox.task_module.RNG_LOCK` (judge threads seed the global generator one at a time)."""
     dev = _device(device)
     if dev.type == "cpu":
-        with torch.random.fork_rng(devices=[]):
+        with RNG_LOCK, torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             return get_inputs(module, small)
     n = torch.cuda.device_count() if dev.type == "cuda" else 0
-    with torch.random.fork_rng(devices=list(range(n)), device_type=dev.type):
+    with RNG_LOCK, torch.random.fork_rng(devices=list(range(n)), device_type=dev.type):
         torch.manual_seed(seed)
         try:
             with dev:

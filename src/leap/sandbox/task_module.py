@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 import types
 from typing import Any
 
 import torch
 
 _counter = itertools.count()
+# Seeding torch's global generator and drawing from it must not interleave between judge threads (the
+# scheduler prepares candidates concurrently): every seeded draw in the judge holds this lock.
+RNG_LOCK = threading.RLock()
 
 
 class TaskModuleError(ValueError):
@@ -59,8 +63,9 @@ def _call(module: types.ModuleType, fn_name: str) -> list[Any]:
 
 def init_inputs(module: types.ModuleType, seed: int) -> list[Any]:
     """``get_init_inputs()`` under ``seed``."""
-    torch.manual_seed(seed)
-    return _call(module, "get_init_inputs")
+    with RNG_LOCK:
+        torch.manual_seed(seed)
+        return _call(module, "get_init_inputs")
 
 
 def get_inputs(module: types.ModuleType, small: bool) -> list[Any]:
@@ -74,12 +79,13 @@ def build_model(module: types.ModuleType, init_inputs: list[Any], seed: int,
                 device: str | torch.device = "cpu") -> torch.nn.Module:
     """``torch.manual_seed(seed)`` then ``Model(*init_inputs)``, moved to ``device`` (train mode, like the
     candidate, as KernelBench does)."""
-    torch.manual_seed(seed)
-    try:
-        model = module.Model(*init_inputs)
-    except Exception as exc:  # noqa: BLE001
-        raise TaskModuleError(f"{module.__file__}: Model(*init_inputs) failed ({type(exc).__name__}: {exc})") \
-            from None
+    with RNG_LOCK:
+        torch.manual_seed(seed)
+        try:
+            model = module.Model(*init_inputs)
+        except Exception as exc:  # noqa: BLE001
+            raise TaskModuleError(f"{module.__file__}: Model(*init_inputs) failed ({type(exc).__name__}: "
+                                  f"{exc})") from None
     return model.to(device)
 
 
