@@ -31,8 +31,8 @@ def _clone(x: Any) -> Any:
     return x.clone() if isinstance(x, torch.Tensor) else x
 
 
-def _to(x: Any, device: str) -> Any:
-    return x.to(device) if isinstance(x, torch.Tensor) else x
+def _to(x: Any, device: str | torch.device | None) -> Any:
+    return x.to(device) if isinstance(x, torch.Tensor) and device is not None else x
 
 
 def _detach(obj: Any) -> Any:
@@ -43,13 +43,15 @@ def _detach(obj: Any) -> Any:
     return obj
 
 
-def reference_output(model: torch.nn.Module, inputs: Sequence[Any], device: str = "cpu") -> Any:
-    """``model(*inputs)`` on cloned copies of ``inputs`` moved to ``device``, without autograd."""
+def reference_output(model: torch.nn.Module, inputs: Sequence[Any], device: str | torch.device | None = None) -> Any:
+    """``model(*inputs)`` on cloned copies of ``inputs``, without autograd. ``device=None`` keeps the inputs
+    where they are (trials drawn on the GPU stay there: no host round trip); else they are moved first."""
     with torch.no_grad():
         return _detach(model(*[_clone(_to(x, device)) for x in inputs]))
 
 
-def reference_outputs(model: torch.nn.Module, trials: Sequence[Any], device: str = "cpu") -> list[Any]:
+def reference_outputs(model: torch.nn.Module, trials: Sequence[Any],
+                      device: str | torch.device | None = None) -> list[Any]:
     """Reference output of every trial (a `leap.sandbox.inputs.Trial` or a plain input list)."""
     return [reference_output(model, getattr(t, "inputs", t), device) for t in trials]
 
