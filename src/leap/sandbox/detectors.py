@@ -30,6 +30,8 @@ import threading
 import time
 
 import torch
+import torch._dynamo  # noqa: F401 - its import re-wraps torch.manual_seed; do it before the baseline is taken
+import torch.profiler  # noqa: F401 - imported lazily by the judge's GPU checks; same reason
 
 GENERIC_FEEDBACK = ("The solution was rejected by the sandbox's run-time checks: forward must return fresh, "
                     "dense tensors computed synchronously by its own kernels on the current stream, and "
