@@ -128,6 +128,9 @@ def make_handler(batcher: Batcher, model_name: str):
             except PolicyError as exc:
                 self._error(500, str(exc))
                 return
+            except Exception as exc:  # noqa: BLE001 - a failed generation is an error reply, not a dropped connection
+                self._error(500, f"generation failed: {exc.__class__.__name__}: {str(exc).splitlines()[0][:200]}")
+                return
             choices = []
             for i, g in enumerate(gens):
                 c = {"index": i, "message": {"role": "assistant", "content": g.text},
