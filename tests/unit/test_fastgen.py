@@ -71,3 +71,17 @@ def test_sampler_distribution_topk_topp():
     assert freq[2:].sum() == 0 and abs(freq[0] - 0.625) < 0.01
     tok, _ = sample_next(logits[:5], 1.0, 1, 1.0)
     assert tok.tolist() == [0] * 5
+
+
+def test_decoder_eos_lengths_and_padding(tiny):
+    model, tok = tiny
+    enc = tok(["hi there"], return_tensors="pt", padding=True)
+    dec = StaticDecoder(model, use_graph=False, check_every=2)
+    free = dec.generate(enc.input_ids, enc.attention_mask, 8, temperature=1.0, eos_ids=[], pad_id=0, seed=5)
+    seq = free.tokens[0].tolist()
+    eos = seq[3]
+    first = seq.index(eos)
+    out = dec.generate(enc.input_ids, enc.attention_mask, 8, temperature=1.0, eos_ids=[eos], pad_id=0, seed=5)
+    assert out.lengths.tolist() == [first + 1]
+    assert out.tokens[0, :first + 1].tolist() == seq[:first + 1]
+    assert out.tokens[0, first + 1:].tolist() == [0] * (7 - first)

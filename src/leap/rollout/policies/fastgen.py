@@ -56,7 +56,6 @@ class StaticDecoder:
         self.device = next(model.parameters()).device
         self.use_graph = (self.device.type == "cuda") if use_graph is None else use_graph
         self.check_every = check_every
-        self._graphs: dict[tuple, tuple] = {}
 
     def _setup(self, batch: int, max_len: int):
         from transformers import StaticCache
@@ -90,7 +89,7 @@ class StaticDecoder:
             "step": torch.zeros(1, dtype=torch.long, device=dev),
             "valid": torch.cat([attention_mask.bool(), torch.ones(b, max_new_tokens, dtype=torch.bool, device=dev)], 1),
             "arange": torch.arange(max_len, device=dev),
-            "done": torch.isin(tok, eos),
+            "done": (tok[:, None] == eos).any(-1),
             "tokens": torch.full((b, max_new_tokens), pad_id, dtype=torch.long, device=dev),
             "logprobs": torch.zeros(b, max_new_tokens, dtype=torch.float32, device=dev),
         }
@@ -107,7 +106,7 @@ class StaticDecoder:
             st["step"].add_(1)
             st["tokens"].index_copy_(1, st["step"], nt[:, None])
             st["logprobs"].index_copy_(1, st["step"], nlp[:, None])
-            st["done"].logical_or_(torch.isin(nt, eos))
+            st["done"].logical_or_((nt[:, None] == eos).any(-1))
             st["tok"].copy_(nt)
             st["pos"].add_(1)
             st["cache_pos"].add_(1)
@@ -121,7 +120,7 @@ class StaticDecoder:
             if (i + 1) % self.check_every == 0 and bool(st["done"].all()):
                 break
         toks = st["tokens"]
-        is_eos = torch.isin(toks, eos)
+        is_eos = (toks[..., None] == eos).any(-1)
         first = torch.where(is_eos.any(1), is_eos.float().argmax(1) + 1,
                             torch.full((b,), max_new_tokens, device=dev))
         return DecodeOut(tokens=toks, logprobs=st["logprobs"], lengths=first)
