@@ -1,0 +1,105 @@
+"""Training rollouts: chunked episodes overlap verification with generation, sampling stays deterministic
+whatever the thread timing, and DCP (the runner's continue hook) decides which groups get turn 2."""
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from trainer_tiny import write_tiny_checkpoint  # noqa: E402
+
+from leap.rollout.records import Group, Trajectory, Turn  # noqa: E402
+from leap.sandbox.verdict import Verdict  # noqa: E402
+from leap.tasks.suite import get_builtin  # noqa: E402
+from leap.trainer.config import load_config  # noqa: E402
+from leap.trainer.model import load_policy  # noqa: E402
+from leap.trainer.rollouts import DCPHook, Rollouts  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    return str(write_tiny_checkpoint(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+@pytest.fixture
+def fenced_short(monkeypatch):
+    from leap.rollout import episode
+    from leap.rollout.policies.hf import HFPolicy
+
+    monkeypatch.setattr(episode, "build_messages", lambda t, b: [{"role": "user", "content": t.name}])
+    original = HFPolicy.generate
+
+    def generate(self, prompts, params):
+        gens = original(self, prompts, params)
+        for g in gens:
+            g.text = "```python\n|" + g.text.replace("`", "'") + "|\n```"
+        return gens
+
+    monkeypatch.setattr(HFPolicy, "generate", generate)
+
+
+def slow_rule(pairs):
+    time.sleep(0.4)  # a sandbox-like delay, so overlap is measurable
+    return [Verdict(status="ok" if any("a" <= c <= "z" for c in code[1:5]) else "incorrect",
+                    correct=any("a" <= c <= "z" for c in code[1:5])) for _, code in pairs]
+
+
+def _cfg(path, *extra):
+    return load_config(None, [f"model.path={path}", "device=cpu", "rollout.group_size=4",
+                              "rollout.tasks_per_step=4", "rollout.max_turns=2", "rollout.sampling.max_new_tokens=4",
+                              "rollout.kv_cache=dynamic", *extra])
+
+
+def _collect(path, cfg, seed):
+    torch.manual_seed(0)
+    policy = load_policy(cfg.model, torch.device("cpu"))
+    tasks = [get_builtin(n) for n in ("relu_fp32", "add_fp32", "sigmoid_fp32", "tanh_fp32")]
+    torch.manual_seed(seed)
+    with Rollouts(policy, cfg, verifier=slow_rule) as ro:
+        groups, timing = ro.collect(tasks)
+        after = torch.rand(1)
+    return groups, timing, after
+
+
+def test_chunked_overlap_is_deterministic_and_saves_time(tiny_path, fenced_short):
+    one = _cfg(tiny_path, "rollout.generation_batch_size=0")
+    chunked = _cfg(tiny_path, "rollout.generation_batch_size=4")  # 4 chunks of one task, in threads
+    g1, t1, r1 = _collect(tiny_path, chunked, 5)
+    g2, t2, r2 = _collect(tiny_path, chunked, 5)
+    ids = lambda gs: [[t.completion_ids for tr in g.trajectories for t in tr.turns] for g in gs]  # noqa: E731
+    assert ids(g1) == ids(g2) and torch.equal(r1, r2), "sampling depended on thread timing"
+    assert [g.task for g in g1] == ["relu_fp32", "add_fp32", "sigmoid_fp32", "tanh_fp32"]
+    assert t1["overlap_saved"] > 0.3, t1  # verification of one chunk ran while another generated
+    g3, t3, _ = _collect(tiny_path, one, 5)
+    assert t3["overlap_saved"] < t1["overlap_saved"]
+    for g in g1:  # DCP: expanded iff the gate passed; only failing samples of expanded groups continue
+        f = g.n_failed_first_turn()
+        assert g.expanded == (2 <= f <= 3)
+        for tr in g.trajectories:
+            assert len(tr.turns) == (2 if g.expanded and not tr.turns[0].solved else 1)
+
+
+def _group(n_fail, g=4):
+    def traj(i):
+        ok = i >= n_fail
+        return Trajectory(task="t", sample=i, turns=[Turn(index=0, messages=[], completion="",
+                                                          verdict=Verdict(status="ok" if ok else "incorrect",
+                                                                          correct=ok))])
+    return Group(task="t", trajectories=[traj(i) for i in range(g)])
+
+
+def test_dcp_hook_gate_and_budget(tiny_path):
+    cfg = _cfg(tiny_path, "rollout.max_turns=3")
+    hook = DCPHook(cfg, None)
+    assert hook(_group(0)) == [False] * 4          # all solved: too easy, pruned
+    assert hook(_group(4)) == [False] * 4          # all failed: catastrophic, pruned
+    assert hook(_group(1)) == [False] * 4          # f=1 < t_min=2
+    assert hook(_group(3)) == [True, True, True, False]
+    budgeted = DCPHook(cfg, 7)                     # f=3 costs 3*(3-1)=6 extra evaluations
+    assert budgeted(_group(3)) == [True, True, True, False]
+    assert budgeted(_group(2)) == [False] * 4      # 4 more would exceed the 1 left
+    nopr = DCPHook(_cfg(tiny_path, "rollout.max_turns=3", "dcp.enabled=false"), None)
+    assert nopr(_group(4)) == [True] * 4 and nopr(_group(1)) == [True, False, False, False]
