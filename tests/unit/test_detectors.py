@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -26,9 +27,30 @@ class Fn(torch.nn.Module):
         return self.fn(*xs)
 
 
-def problems_of(fn, *inputs) -> list[str]:
+def problems_in_process(fn, *inputs) -> list[str]:
     _, probs = D.guarded_call(Fn(fn), list(inputs))
     return probs
+
+
+def problems_of(fn, *inputs) -> list[str]:
+    """guarded_call in a forked child, like the harness: it starts with no child processes of its own, while
+    this pytest process may still hold sandbox pools (forkservers) that earlier tests left warm."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked child
+        try:
+            os.close(r)
+            _, probs = D.guarded_call(Fn(fn), list(inputs))
+            os.write(w, json.dumps(probs).encode())
+        except BaseException as exc:  # noqa: BLE001 - report anything to the parent
+            os.write(w, json.dumps([f"error in forked child: {exc!r}"]).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return json.loads(data)
 
 
 def test_clean_outputs_pass():
@@ -68,7 +90,7 @@ def test_background_thread_and_child_process_flagged():
         return torch.relu(a)
 
     try:
-        assert any("thread" in p for p in problems_of(spawn_thread, torch.randn(3)))
+        assert any("thread" in p for p in problems_in_process(spawn_thread, torch.randn(3)))
     finally:
         stop.set()
     pids = []
@@ -82,7 +104,7 @@ def test_background_thread_and_child_process_flagged():
         return torch.relu(a)
 
     try:
-        assert any("child process" in p for p in problems_of(spawn_proc, torch.randn(3)))
+        assert any("child process" in p for p in problems_in_process(spawn_proc, torch.randn(3)))
     finally:
         for pid in pids:
             os.kill(pid, 9)
