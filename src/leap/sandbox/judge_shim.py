@@ -109,11 +109,12 @@ class Trial:
 VARIANTS = ("task", "randn", "x100", "x1e-3")
 
 
-def make_trials(task, module: types.ModuleType, *, n_trials: int, seed: int, small: bool) -> list[Trial]:
+def make_trials(task, module: types.ModuleType, *, n_trials: int, seed: int, small: bool,
+                device: str = "cpu") -> list[Trial]:
     fn = _judge("inputs", "make_trials")
     if fn is not None:
         return [t if isinstance(t, Trial) else Trial(getattr(t, "name", "trial"), list(t.inputs))
-                for t in fn(task, module, n_trials=n_trials, seed=seed, small=small)]
+                for t in fn(task, module, n_trials=n_trials, seed=seed, small=small, device=device)]
     make = module.get_small_inputs if small and hasattr(module, "get_small_inputs") else module.get_inputs
     trials = []
     for i in range(n_trials):

@@ -256,9 +256,8 @@ def _write_init(task: Task, private_dir: str) -> dict:
     import torch
 
     module = J.load_task_module(task.source, task.name)
-    torch.manual_seed(V.INIT_SEED)
     path = os.path.join(private_dir, "init.pt")
-    torch.save(list(module.get_init_inputs()), path)
+    torch.save(list(J.init_inputs(module, V.INIT_SEED)), path)
     return {"init_file": path}
 
 

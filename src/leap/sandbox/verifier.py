@@ -54,7 +54,8 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> 
     trials, refs, skipped = [], [], 0
     attempts = 0
     while len(trials) < config.trials and attempts < 3 * config.trials:
-        batch = J.make_trials(task, module, n_trials=config.trials, seed=seed + attempts, small=small)
+        batch = J.make_trials(task, module, n_trials=config.trials, seed=seed + attempts, small=small,
+                              device=dev)
         for trial in batch:
             attempts += 1
             with torch.no_grad():
@@ -162,7 +163,8 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         try:
             out = load_output(rec["out"], private_dir, prep.device)
-            after = load_output(rec["inputs_after"], private_dir) if rec.get("inputs_after") else None
+            after = (load_output(rec["inputs_after"], private_dir, prep.device)
+                     if rec.get("inputs_after") else None)
             out_b = load_output(rec["out_b"], private_dir, prep.device) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
