@@ -1,5 +1,5 @@
 """Training rollouts: chunked episodes overlap verification with generation, sampling stays deterministic
-whatever the thread timing, and DCP (the runner's continue hook) decides which groups get turn 2."""
+whatever the thread timing, and DCP (the runner's batch continue hook) decides which groups get turn 2."""
 
 import sys
 import time
@@ -11,12 +11,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
-from leap.rollout.records import Group, Trajectory, Turn  # noqa: E402
 from leap.sandbox.verdict import Verdict  # noqa: E402
 from leap.tasks.suite import get_builtin  # noqa: E402
 from leap.trainer.config import load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402
-from leap.trainer.rollouts import DCPHook, Rollouts  # noqa: E402
+from leap.trainer.rollouts import Rollouts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -82,24 +81,13 @@ def test_chunked_overlap_is_deterministic_and_saves_time(tiny_path, fenced_short
             assert len(tr.turns) == (2 if g.expanded and not tr.turns[0].solved else 1)
 
 
-def _group(n_fail, g=4):
-    def traj(i):
-        ok = i >= n_fail
-        return Trajectory(task="t", sample=i, turns=[Turn(index=0, messages=[], completion="",
-                                                          verdict=Verdict(status="ok" if ok else "incorrect",
-                                                                          correct=ok))])
-    return Group(task="t", trajectories=[traj(i) for i in range(g)])
+def test_budget_mode_runs_as_one_chunk(tiny_path):
+    """dcp_decide ranks all of a step's groups by p(1-p) under the budget, so no chunking then."""
+    from leap.tasks.suite import builtin_tasks
 
-
-def test_dcp_hook_gate_and_budget(tiny_path):
-    cfg = _cfg(tiny_path, "rollout.max_turns=3")
-    hook = DCPHook(cfg, None)
-    assert hook(_group(0)) == [False] * 4          # all solved: too easy, pruned
-    assert hook(_group(4)) == [False] * 4          # all failed: catastrophic, pruned
-    assert hook(_group(1)) == [False] * 4          # f=1 < t_min=2
-    assert hook(_group(3)) == [True, True, True, False]
-    budgeted = DCPHook(cfg, 7)                     # f=3 costs 3*(3-1)=6 extra evaluations
-    assert budgeted(_group(3)) == [True, True, True, False]
-    assert budgeted(_group(2)) == [False] * 4      # 4 more would exceed the 1 left
-    nopr = DCPHook(_cfg(tiny_path, "rollout.max_turns=3", "dcp.enabled=false"), None)
-    assert nopr(_group(4)) == [True] * 4 and nopr(_group(1)) == [True, False, False, False]
+    cfg = _cfg(tiny_path, "rollout.generation_batch_size=4", "dcp.eval_budget=40")
+    policy = load_policy(cfg.model, torch.device("cpu"))
+    tasks = builtin_tasks("train")[:4]
+    assert len(Rollouts(policy, cfg, verifier=slow_rule)._chunks(tasks)) == 1
+    free = _cfg(tiny_path, "rollout.generation_batch_size=4")
+    assert len(Rollouts(policy, free, verifier=slow_rule)._chunks(tasks)) == 4

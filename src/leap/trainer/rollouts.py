@@ -3,10 +3,9 @@ with DCP as its continue hook.
 
 * Policy: `leap.rollout.policies.hf.HFPolicy` over the trainer's (model, tokenizer), in eval mode while
   sampling (gradient checkpointing would otherwise turn the KV cache off).
-* Runner: `leap.rollout.episode.run_episodes`; after turn 1 it asks `continue_fn(group)` which samples get
-  feedback turns: `leap.algorithms.dcp.gate` on the group's turn-1 failures, then `needs_turn` per sample.
-  Budget mode (``dcp.eval_budget``) is applied group by group as the runner asks, against the budget
-  left: the runner's hook sees one group at a time, so it is first-come rather than p(1-p)-ranked.
+* Runner: `leap.rollout.episode.run_episodes`; after turn 1 its batch hook `dcp_continue` decides which
+  groups expand (`leap.algorithms.dcp.dcp_decide`: the gate, or budget mode) and which of their samples
+  continue (`needs_turn`). Budget mode ranks the whole step's groups, so it runs as one chunk.
 * Overlap: the step's tasks are split into chunks (``rollout.generation_batch_size`` sequences each);
   each chunk runs its episodes in its own thread. Generation is serialised by a lock (one model), while
   sandbox verification runs concurrently, so one chunk's candidates are verified while the next chunk
@@ -24,8 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-from leap.algorithms.dcp import extra_evals, gate, needs_turn
-from leap.rollout.episode import EpisodeConfig, Verifier, run_episodes, sandbox_verifier
+from leap.rollout.episode import EpisodeConfig, Verifier, dcp_continue, run_episodes, sandbox_verifier
 from leap.rollout.policies.base import SamplingParams
 from leap.rollout.policies.hf import HFPolicy
 from leap.rollout.records import Group
@@ -56,25 +54,6 @@ class _SerialPolicy:
         return out
 
 
-class DCPHook:
-    """The runner's continue hook: the DCP gate (and budget) on turn-1 failures, then `needs_turn`."""
-
-    def __init__(self, cfg: TrainConfig, budget: int | None):
-        self.cfg, self.left, self.lock = cfg, budget, threading.Lock()
-
-    def __call__(self, group: Group) -> list[bool]:
-        r, d = self.cfg.rollout, self.cfg.dcp
-        f, g = group.n_failed_first_turn(), group.size
-        expand = r.max_turns > 1 and gate(f, g, d)
-        if expand and self.left is not None:
-            with self.lock:
-                cost = extra_evals(f, g, r.max_turns, d)
-                expand = cost <= self.left
-                if expand:
-                    self.left -= cost
-        return [expand and needs_turn(tr, r.max_turns, d) for tr in group.trajectories]
-
-
 class Rollouts:
     """Samples one step's groups. ``verifier``: None = a warm sandbox pool held for the run; or any
     `leap.rollout.episode.Verifier` (``pairs -> verdicts``), e.g. a rule-based reward in tests."""
@@ -102,7 +81,7 @@ class Rollouts:
 
     def _chunks(self, tasks: Sequence[Task]) -> list[list[Task]]:
         r = self.cfg.rollout
-        if not r.overlap or not r.generation_batch_size:
+        if not r.overlap or not r.generation_batch_size or self.cfg.dcp.eval_budget is not None:
             return [list(tasks)]
         per = max(1, r.generation_batch_size // r.group_size)
         return [list(tasks[i:i + per]) for i in range(0, len(tasks), per)]
@@ -117,8 +96,7 @@ class Rollouts:
         chars = CHARS_PER_TOKEN * (r.max_context_tokens - s.max_new_tokens)
         episode = EpisodeConfig(max_turns=r.max_turns, backend=r.kernel_backend, params=params,
                                 context_budget=chars)
-        hook = DCPHook(self.cfg, None if self.cfg.dcp.eval_budget is None
-                       else self.cfg.dcp.eval_budget - len(tasks) * r.group_size)
+        hook = dcp_continue(r.max_turns, self.cfg.dcp)
         clock = {"generate": 0.0, "sandbox": 0.0}
         clock_lock = threading.Lock()
         base = int(torch.randint(0, 2**31 - 1, ()).item())  # the step's seed, from the (restored) RNG
@@ -133,7 +111,7 @@ class Rollouts:
 
         def run(k: int, chunk: list[Task]) -> list[Group]:
             pol = _SerialPolicy(self.hf, self._gen_lock, base + 104729 * k, clock, clock_lock)
-            return run_episodes(pol, chunk, r.group_size, timed_verify, episode, continue_fn=hook)
+            return run_episodes(pol, chunk, r.group_size, timed_verify, episode, continue_batch=hook)
 
         chunks = self._chunks(tasks)
         model = self.policy.model
