@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+try:  # property tests keep nothing in the checkout (.hypothesis/): tests write only to tmp dirs
+    import tempfile
+
+    from hypothesis import configuration, settings
+
+    configuration.set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "leap-hypothesis"))
+    settings.register_profile("leap", database=None)
+    settings.load_profile("leap")
+except (ImportError, AttributeError):  # hypothesis is a dev extra (older ones lack the home-dir setter)
+    pass
 
 
 def _has_cuda() -> bool:
