@@ -86,7 +86,8 @@ class RolloutConfig(_Strict):
     kernel_backend: Literal["triton", "cuda_inline", "cuda_nvrtc"] = "triton"
     max_context_tokens: int = Field(8192, ge=64)
     generation_batch_size: int = Field(0, ge=0, description="sequences per generate call (0 = all)")
-    kv_cache: Literal["static", "dynamic"] = Field("static", description="HF generate cache (static = fast)")
+    kv_cache: Literal["static", "dynamic", "graph"] = Field(
+        "dynamic", description="HFPolicy cache: dynamic (plain generate), static, graph (CUDA graphs)")
     sandbox_device: Literal["auto", "cpu", "cuda"] = "auto"
     sandbox_workers: int = Field(0, ge=0, description="0 = sandbox default")
     overlap: bool = Field(True, description="verify a group in the sandbox while the next one generates")
