@@ -48,13 +48,67 @@ def run(args) -> dict:
                 cfg.variant = variant
                 torch.manual_seed(seed + 10)
                 t0 = time.perf_counter()
-                rows = train_rl(prep.policy, prep.train_chains, verifier, cfg, log=print)
+                rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log=print)
                 wall = time.perf_counter() - t0
                 ev = evaluate(prep.policy, prep.held, verifier, cfg, f"{variant} after RL", log=print)
                 per[variant] = {"rl": rows, "eval": ev, "rl_seconds": wall}
             results["seeds"][str(seed)] = per
             results["config"] = {k: v for k, v in cfg.__dict__.items() if k != "model"}
     return results
+
+
+def sft_sweep(args) -> list[dict]:
+    """Held-out Acc@turn after k SFT steps (one run, evaluated at each budget in ``--sft-sweep``)."""
+    import random
+
+    import torch
+
+    from leap.demo.episodes import Verifier
+    from leap.demo.family import split_chains
+    from leap.demo.pipeline import DemoConfig, build_sft_data, evaluate, solvable
+    from leap.demo.policy import TinyPolicy, build_model, sft_step, train_tokenizer
+    from leap.sandbox import Sandbox
+
+    torch.set_num_threads(args.threads)
+    budgets = sorted(int(x) for x in args.sft_sweep.split(","))
+    out = []
+    with Sandbox(device=args.device) as sandbox:
+        for seed in args.seeds:
+            cfg = DemoConfig(seed=seed, device=args.device)
+            verifier = Verifier(sandbox)
+            train, held = split_chains(seed, cfg.n_train, cfg.n_eval + 8, cfg.max_len)
+            held = solvable(held, verifier)[:cfg.n_eval]
+            rows = build_sft_data(cfg, train, verifier, print)
+            torch.manual_seed(seed)
+            tok = train_tokenizer([r["prompt"] + r["answer"] for r in rows], cfg.model.vocab_size)
+            policy = TinyPolicy(tok, build_model(cfg.model, tok.get_vocab_size(), seed), cfg.device)
+            data = [(policy.encode(r["prompt"]), policy.encode(r["answer"]) + [1]) for r in rows]
+            opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
+            rng = random.Random(seed + 2)
+            step = 0
+            for b in budgets:
+                while step < b:
+                    sft_step(policy, rng.sample(data, cfg.sft_batch), opt)
+                    step += 1
+                ev = evaluate(policy, held, verifier, cfg, f"seed {seed}, {b} SFT steps", print)
+                out.append({"seed": seed, "sft_steps": b, **ev})
+    return out
+
+
+def write_sweep(rows: list[dict], docs: Path, cmd: str) -> None:
+    lines = ["", "### Held-out accuracy against the SFT budget", "", f"Command: `{cmd}`", "",
+             "| seed | SFT steps | Acc@turn1 | Acc@turn2 | Acc@turn3 | tasks solved at turn 1 (any sample) |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        a = r["acc_at_turn"]
+        lines.append(f"| {r['seed']} | {r['sft_steps']} | {a[0]:.3f} | {a[1]:.3f} | {a[2]:.3f} | "
+                     f"{r['tasks_solved_turn1_any']}/{r['tasks']} |")
+    path = docs / "RESULTS.md"
+    text = path.read_text() if path.exists() else "# Results\n"
+    marker = "\n## Further results\n"
+    if marker not in text:
+        text += marker
+    path.write_text(text + "\n".join(lines) + "\n")
 
 
 def _mean_sd(xs: list[float]) -> str:
@@ -144,9 +198,9 @@ def write_results(results: dict, docs: Path, cmd: str) -> Path:
         "## Ablation on the tiny policy", "",
         "Every variant starts from the same SFT checkpoint per seed (a 0.6M-parameter Qwen2-style decoder with "
         "its own line-level BPE tokenizer, trained from scratch on sandbox-verified pairs of generated "
-        "elementwise-chain tasks), sees the same sequence of training tasks and runs the same number of RL "
+        "elementwise-chain tasks), sees the same sequence of RL tasks (drawn from the SFT tasks) and runs the same number of RL "
         f"steps ({cfg['rl_steps']} steps × {cfg['tasks_per_step']} tasks × G={cfg['group_size']}). Held-out: "
-        f"{seeds[0]['eval_sft']['tasks']} tasks (op chains disjoint from training) × "
+        f"{seeds[0]['eval_sft']['tasks']} tasks (op chains disjoint from the SFT/RL tasks) × "
         f"{cfg['eval_samples']} samples, up to 3 turns with sandbox feedback for every failing sample. "
         f"Seeds: {', '.join(results['seeds'])} (mean ± sample s.d. across seeds where > 1). CPU: correctness "
         "through the Triton interpreter, no timing, so speed tiers are absent from the tournament and the "
@@ -206,18 +260,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default="runs/ablation")
     ap.add_argument("--docs", default="docs")
     ap.add_argument("--from-json", default=None, help="only re-write RESULTS.md from a results.json")
+    ap.add_argument("--sft-sweep", default=None, help="e.g. 100,200,300,600: Acc@turn against SFT steps")
     args = ap.parse_args(argv)
     if args.device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
     docs = Path(args.docs)
     docs.mkdir(parents=True, exist_ok=True)
+    cmd = "python " + " ".join(["bench/ablation.py", *(argv if argv is not None else sys.argv[1:])])
+    if args.sft_sweep:
+        rows = sft_sweep(args)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "sft_sweep.json").write_text(json.dumps(rows, indent=1))
+        write_sweep(rows, docs, cmd)
+        print(f"wrote {docs / 'RESULTS.md'}")
+        return
     if args.from_json:
         results = json.loads(Path(args.from_json).read_text())
     else:
         results = run(args)
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "results.json").write_text(json.dumps(results, indent=1))
-    cmd = "python " + " ".join(["bench/ablation.py", *(argv if argv is not None else sys.argv[1:])])
     print(f"wrote {write_results(results, docs, cmd)}")
 
 

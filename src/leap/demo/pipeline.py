@@ -41,10 +41,11 @@ class DemoConfig:
     device: str = "cpu"
     variant: str = "leap"
     n_train: int = 300
+    n_rl_pool: int = 0  # >0: RL on that many further generated tasks; 0: RL on the SFT tasks
     n_eval: int = 32
     max_len: int = 4
     n_repair: int = 60
-    eval_samples: int = 4
+    eval_samples: int = 8
     sft_steps: int = 400
     sft_batch: int = 16
     sft_lr: float = 3e-3
@@ -179,7 +180,7 @@ def _trainer_config(cfg: DemoConfig, max_turns: int, dcp, reward, credit):
                        seed=cfg.seed, device="cpu" if cfg.device == "cpu" else "cuda")
 
 
-def train_rl(policy: TinyPolicy, train_chains, verifier: Verifier, cfg: DemoConfig,
+def train_rl(policy: TinyPolicy, rl_chains, verifier: Verifier, cfg: DemoConfig,
              log: Callable[[str], None]) -> list[dict]:
     """LEAP RL (or an ablation variant): rollouts with DCP, then the trainer's update on the groups."""
     from leap.trainer.model import PolicyModel
@@ -192,7 +193,7 @@ def train_rl(policy: TinyPolicy, train_chains, verifier: Verifier, cfg: DemoConf
     opt = build_optimizer(pm.trainable_parameters(), tcfg.optim)
     sched = build_scheduler(opt, tcfg.optim, cfg.rl_steps)
     rng = random.Random(cfg.seed + 3)
-    pool = list(train_chains)
+    pool = list(rl_chains)
     rows, total = [], DCPStats()
     for step in range(1, cfg.rl_steps + 1):
         t0 = time.perf_counter()
@@ -230,6 +231,7 @@ class Prepared:
     """What every RL variant starts from: tasks, verified pairs and the SFT policy."""
 
     train_chains: list
+    rl_chains: list
     held: list
     rows: list[dict]
     policy: TinyPolicy
@@ -241,7 +243,8 @@ class Prepared:
 def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str], None] = print) -> Prepared:
     """Tasks, verified SFT pairs (``sft.jsonl``), tokenizer, SFT, held-out eval of the SFT policy."""
     out.mkdir(parents=True, exist_ok=True)
-    train_chains, held = split_chains(cfg.seed, cfg.n_train, cfg.n_eval + 8, cfg.max_len)
+    chains, held = split_chains(cfg.seed, cfg.n_train + cfg.n_rl_pool, cfg.n_eval + 8, cfg.max_len)
+    train_chains, rl_chains = chains[:cfg.n_train], chains[cfg.n_train:] or chains[:cfg.n_train]
     held = solvable(held, verifier)[:cfg.n_eval]
     (out / "tasks").mkdir(exist_ok=True)
     for c in held[:3] + train_chains[-3:]:
@@ -261,7 +264,7 @@ def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str],
     t_sft = time.perf_counter() - t0
     ev = evaluate(policy, held, verifier, cfg, "after SFT", log)
     policy.save(out / "policy_sft")
-    return Prepared(train_chains, held, rows, policy, ev, t_sft, sum(losses[-50:]) / max(1, len(losses[-50:])))
+    return Prepared(train_chains, rl_chains, held, rows, policy, ev, t_sft, sum(losses[-50:]) / max(1, len(losses[-50:])))
 
 
 def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], None] = print) -> dict:
@@ -272,7 +275,7 @@ def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], Non
     prep = prepare(cfg, out, verifier, log)
     torch.manual_seed(cfg.seed + 10)
     t_rl = time.perf_counter()
-    rl_rows = train_rl(prep.policy, prep.train_chains, verifier, cfg, log)
+    rl_rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log)
     t_rl = time.perf_counter() - t_rl
     ev_rl = evaluate(prep.policy, prep.held, verifier, cfg, "after RL", log)
     prep.policy.save(out / "policy_rl")
@@ -284,6 +287,7 @@ def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], Non
                "eval_sft": prep.eval_sft, "eval_rl": ev_rl, "rl": rl_rows,
                "sandbox_requested": verifier.spend.requested, "sandbox_executed": verifier.spend.executed,
                "seconds": {"total": time.perf_counter() - t_start, "sft": prep.sft_seconds, "rl": t_rl},
-               "train_tasks": len(prep.train_chains), "held_out_tasks": len(prep.held)}
+               "train_tasks": len(prep.train_chains), "rl_tasks": len(prep.rl_chains),
+               "held_out_tasks": len(prep.held)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

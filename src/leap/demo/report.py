@@ -97,7 +97,8 @@ def write_report(summary: dict, out: str | Path) -> Path:
         "sandbox-verified (prompt, Triton solution) pairs, then post-trained with LEAP "
         "(tournament reward, Difficulty-Conditioned Pruning, turn credit, clipped policy loss) against the "
         "sandbox. Tasks: generated elementwise op chains (KernelBench format); "
-        f"{summary['train_tasks']} training tasks, {sft['tasks']} held-out tasks (disjoint op chains), "
+        f"{summary['train_tasks']} SFT tasks (RL draws its tasks from a pool of {summary.get('rl_tasks', 0)}), "
+        f"{sft['tasks']} held-out tasks (op chains disjoint from all training tasks), "
         f"{sft['samples_per_task']} samples per held-out task, up to {cfg['max_turns']} turns with "
         "sandbox feedback.", "",
         f"**Result: {verdict}: {sft['acc_at_turn'][0]:.3f} -> {rl['acc_at_turn'][0]:.3f} "
