@@ -90,6 +90,7 @@ class RolloutConfig(_Strict):
         "dynamic", description="HFPolicy cache: dynamic (plain generate), static, graph (CUDA graphs)")
     sandbox_device: Literal["auto", "cpu", "cuda"] = "auto"
     sandbox_workers: int = Field(0, ge=0, description="0 = sandbox default")
+    sandbox_gpus: list[int] | None = Field(None, description="GPUs the sandbox verifies on (None = all)")
     overlap: bool = Field(True, description="verify a group in the sandbox while the next one generates")
 
 

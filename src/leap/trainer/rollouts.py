@@ -71,7 +71,8 @@ class Rollouts:
             from leap.sandbox import Sandbox, SandboxConfig
 
             r = self.cfg.rollout
-            self.sandbox = Sandbox(SandboxConfig(workers=r.sandbox_workers), device=r.sandbox_device)
+            self.sandbox = Sandbox(SandboxConfig(workers=r.sandbox_workers, gpus=r.sandbox_gpus),
+                                   device=r.sandbox_device)
             self.verifier = sandbox_verifier(self.sandbox, backend=r.kernel_backend)
         return self
 
