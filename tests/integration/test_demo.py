@@ -77,3 +77,13 @@ def test_tiny_tokenizer_roundtrip_and_prompts():
     assert extract_code("thinking...\n" + format_answer(solution(chain))).strip() == solution(chain).strip()
     p2 = build_prompt(compact_spec(chain), [("code", "Incorrect output on trial 1: 3 of 9 values")])
     assert "### Previous\ncode" in p2 and "Incorrect output on trial 1\n" in p2 and p2.endswith("### Answer\n")
+
+
+@pytest.mark.gpu
+def test_quick_demo_on_cuda(tmp_path):
+    out = tmp_path / "demo_cuda"
+    res = CliRunner().invoke(app, ["demo", "--quick", "--device", "cuda", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["eval_sft"]["tasks_solved_turn1_any"] > 0
+    assert (out / "report.md").stat().st_size > 0
