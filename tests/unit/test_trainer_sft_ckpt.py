@@ -120,3 +120,20 @@ def test_checkpoint_roundtrip_is_atomic_and_exact(tiny_path, tmp_path):
     assert torch.equal(torch.rand(3), expected_draw)  # RNG restored to the moment of saving
     with pytest.raises(ValueError, match="not a LEAP checkpoint"):
         resolve_checkpoint(tmp_path / "nothing")
+
+
+def test_leap_sft_cli(tiny_path, tmp_path):
+    from typer.testing import CliRunner
+
+    from leap.cli.main import app
+
+    data = _write_data(tmp_path / "d.jsonl")
+    common = [f"model.path={tiny_path}", "model.lora.targets=all-linear", "device=cpu", "logging.progress=false",
+              f"logging.dir={tmp_path}/log", f"checkpoint.dir={tmp_path}/ck"]
+    ok = CliRunner().invoke(app, ["sft", "--data", str(data), *common, "optim.micro_batch_size=4"])
+    assert ok.exit_code == 0, ok.output
+    start = ok.output.index('{"step"')  # the summary line (stderr progress output may precede it)
+    assert json.loads(ok.output[start:].splitlines()[0])["step"] == 1
+    (tmp_path / "bad.jsonl").write_text('{"prompt": "x"}\n')
+    bad = CliRunner().invoke(app, ["sft", "--data", str(tmp_path / "bad.jsonl"), *common])
+    assert bad.exit_code == 2 and "bad.jsonl:1: expected an object" in bad.output
