@@ -96,3 +96,20 @@ def test_train_step_moves_every_lora_parameter_and_multi_pass_runs(tiny_path):
         assert torch.isfinite(torch.tensor(m[key])), key
     assert m["grad_norm"] > 0 and m["entropy"] > 0
     assert m["kl"] >= 0
+
+
+def test_full_finetuning_with_kl_keeps_a_frozen_reference(tiny_path):
+    cfg = _cfg(tiny_path, "model.finetune=full", "optim.lr=1e-3", "loss.kl_coef=0.1", "optim.passes_per_batch=2")
+    torch.manual_seed(0)
+    policy = load_policy(cfg.model, torch.device("cpu"), keep_reference=True)
+    assert not policy.lora and policy.reference is not None
+    assert all(not p.requires_grad for p in policy.reference.parameters())
+    before = policy.trainable_state()
+    ref_before = {n: p.clone() for n, p in policy.reference.named_parameters()}
+    opt = build_optimizer(policy.trainable_parameters(), cfg.optim)
+    m = train_on_groups(policy, opt, build_scheduler(opt, cfg.optim, 10), synthetic_groups(), cfg, "cpu")
+    after = policy.trainable_state()
+    moved = [k for k in before if not torch.equal(before[k], after[k])]
+    assert len(moved) >= len(before) - 1  # every weight (the tied embedding counted once)
+    assert all(torch.equal(ref_before[n], p) for n, p in policy.reference.named_parameters())
+    assert m["kl"] > 0  # second pass: the policy has moved away from the reference
