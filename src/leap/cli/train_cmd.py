@@ -27,4 +27,4 @@ def register(app: typer.Typer) -> None:
                 summary = run_train(cfg, resume=resume, stop=stop)
         except (ConfigError, ValueError) as exc:
             fail(str(exc))
-        typer.echo(json.dumps(summary, default=float))
+        typer.echo(json.dumps(summary, default=float).replace("NaN", "null"))
