@@ -196,6 +196,8 @@ def user_prompt(task: Task, backend: str = "triton") -> str:
         f"```python\n{_EXAMPLE_TASK}```\n"
         "a correct answer is:\n"
         f"```python\n{_EXAMPLE_SOLUTION[backend]}```\n\n"
+        "The example computes a different operation: do not copy it. Your kernel must compute exactly "
+        "what the task's `Model.forward` below computes.\n\n"
         f"Now write `ModelNew` for this model (task `{task.name}`):{_allowed(task)}\n"
         f"```python\n{task.source.rstrip()}\n```\n"
         "Answer with a short plan, then the complete solution in one ```python block."
@@ -211,5 +213,5 @@ def feedback_message(feedback: str, turn: int) -> str:
     """The user message that follows an answer: the sandbox's feedback and a request to fix it."""
     text = feedback.strip() or "The sandbox gave no details."
     return (f"Your turn-{turn} solution was checked by the sandbox:\n{text}\n\n"
-            "Fix the problems (or make it faster if it was correct) and give the complete new "
-            "solution in one ```python block.")
+            "Fix the problems (or make it faster if it was correct) so that ModelNew computes exactly what "
+            "the task's Model computes, and give the complete new solution in one ```python block.")
