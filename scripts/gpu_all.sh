@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
-# The project's batched GPU session: every gpu-marked test and every GPU benchmark, each bounded in time,
-# logs and Markdown results written to $OUT (default ./gpu_out). Run on a lent H200 machine:
-#   bash scripts/gpu_all.sh tests     # gpu tests + sandbox audit (~9 min)
-#   bash scripts/gpu_all.sh bench     # throughput, reference timings, repeatability, generation (~9 min)
+# The project's batched GPU session: every gpu-marked test and every GPU benchmark, each stage bounded in
+# time, logs and Markdown results written to $OUT (default ./gpu_out). On a lent machine:
+#   bash scripts/gpu_all.sh tests   # gpu tests + sandbox audit (~9 min, one GPU)
+#   bash scripts/gpu_all.sh bench   # sandbox throughput, timing repeatability, generation, reference timings
+#   bash scripts/gpu_all.sh both    # two GPUs: tests on GPU 0 and benchmarks on GPU 1 at the same time
 set -u
 OUT=${OUT:-gpu_out}; mkdir -p "$OUT"
-source scripts/gpu_env.sh > "$OUT/env.log" 2>&1; cat "$OUT/env.log" | tail -2
-LOG="$OUT/gpu_$1.log"
-stage() {  # stage NAME SECONDS CMD...
-  local name=$1 secs=$2; shift 2; local t0=$SECONDS
-  echo "=== $name (limit ${secs}s)" | tee -a "$LOG"
-  timeout -s KILL "$secs" "$@" >> "$LOG" 2>&1; local rc=$?
-  echo "=== $name rc=$rc in $((SECONDS - t0))s" | tee -a "$LOG"
+source scripts/gpu_env.sh > "$OUT/env.log" 2>&1; tail -2 "$OUT/env.log"
+stage() {  # stage LOG NAME SECONDS CMD...
+  local log=$1 name=$2 secs=$3; shift 3; local t0=$SECONDS
+  echo "=== $name (limit ${secs}s) $(date -u +%H:%M:%S)" >> "$log"
+  timeout -s KILL "$secs" "$@" >> "$log" 2>&1; local rc=$?
+  echo "=== $name rc=$rc in $((SECONDS - t0))s" | tee -a "$log"
+}
+run_tests() {
+  local log="$OUT/gpu_tests.log"
+  stage "$log" gpu_tests 320 python3 -m pytest -q -p no:cacheprovider -m gpu --timeout 100 -rfE tests/gpu \
+    tests/unit/test_loss.py tests/integration/test_demo.py
+  stage "$log" audit 220 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 --out "$OUT/AUDIT_GPU.md"
+}
+run_bench() {
+  local log="$OUT/gpu_bench.log"
+  stage "$log" throughput_pool 110 python3 bench/sandbox_throughput.py --device cuda --mode pool --n 30 --n-inline 1 \
+    --results "$OUT/throughput.json"
+  stage "$log" throughput_naive 170 python3 bench/sandbox_throughput.py --device cuda --mode naive --n 12 --n-inline 1 \
+    --results "$OUT/throughput.json"
+  stage "$log" throughput_repeat 60 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
+    --results "$OUT/throughput.json" --out "$OUT/SANDBOX_THROUGHPUT.md"
+  stage "$log" repeatability 45 python3 bench/timing_repeatability.py --out "$OUT/TIMING_REPEATABILITY.md"
+  stage "$log" generation 90 python3 bench/generation.py --out "$OUT/GENERATION_BENCH.md"
+  stage "$log" ref_timings 80 python3 bench/reference_timings.py --device cuda --no-compile --json "$OUT/ref_eager.json" \
+    --out "$OUT/REFERENCE_TIMINGS_EAGER.md"
 }
 case "$1" in
-  tests)
-    stage gpu_tests 330 python3 -m pytest -q -p no:cacheprovider -m gpu --timeout 100 -rfE tests/gpu tests/unit/test_loss.py
-    stage audit 200 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 --out "$OUT/AUDIT_GPU.md"
-    grep -E "passed|failed|^FAILED|^ERROR" "$LOG" | tail -30 ;;
-  bench)
-    stage throughput 260 python3 bench/sandbox_throughput.py --device cuda --n 30 --n-inline 1 --repeats 5 \
-      --out "$OUT/SANDBOX_THROUGHPUT.md" --results "$OUT/throughput.json"
-    stage ref_timings 150 python3 bench/reference_timings.py --device cuda --out "$OUT/REFERENCE_TIMINGS.md"
-    stage repeatability 60 python3 bench/timing_repeatability.py --out "$OUT/TIMING_REPEATABILITY.md"
-    stage generation 90 python3 bench/generation.py --out "$OUT/GENERATION_BENCH.md"
-    tail -c 3000 "$LOG" ;;
+  tests) run_tests ;;
+  bench) run_bench ;;
+  both) (CUDA_VISIBLE_DEVICES=0 run_tests) & (CUDA_VISIBLE_DEVICES=1 run_bench) & wait ;;
 esac
+grep -hE "passed|failed|^FAILED|^ERROR" "$OUT"/gpu_tests.log 2>/dev/null | tail -25
