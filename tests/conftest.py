@@ -34,3 +34,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _restore_torch_threads():
+    """A test that runs a CLI in-process (e.g. `leap demo`, which sets torch's thread count) must not leave the
+    process-global thread count changed for later tests (the run-time detectors compare it to their baseline)."""
+    import torch
+
+    n = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
