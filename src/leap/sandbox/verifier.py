@@ -154,7 +154,6 @@ def _candidate_tb(tb: str) -> str:
 def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, config: SandboxConfig,
                   base: dict) -> tuple[Verdict | None, J.Compared | None]:
     """Compare every trial: reference match, poison re-run bit-identity, inputs unchanged."""
-    tol = config.tolerance_for(task.dtype)
     worst: J.Compared | None = None
     trials = result.get("trials") or []
     if len(trials) != len(prep.trials):
@@ -170,13 +169,13 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
                            feedback="forward must return a tensor or a tuple/list of tensors.",
                            detail=f"{type(exc).__name__}: {exc}"), None
-        want = [t.device.type for t in J._flat(ref) if isinstance(t, torch.Tensor)]
+        want = [t.device.type for t in J.flat(ref) if isinstance(t, torch.Tensor)]
         got = rec.get("devices")
         if got is not None and got != want:
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
                                     "the inputs' device)."), None
-        cmp = J.compare_outputs(ref, out, dtype=task.dtype, tol=tol, rtol=task.rtol, atol=task.atol,
+        cmp = J.compare_outputs(ref, out, dtype=task.dtype, rtol=task.rtol, atol=task.atol,
                                 tolerances=config.tolerances.model_dump())
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
