@@ -64,6 +64,8 @@ class ModelNew(nn.Module):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not (shutil.which("c++") or shutil.which("g++")) or not shutil.which("ninja"),
+                    reason="building a C++ extension needs a C++ compiler and ninja")
 def test_compile_job_builds_into_the_cache_and_the_check_child_reuses_it(tmp_path):
     """The cuda_inline machinery with a C++-only extension (this machine cannot link CUDA): a compile
     child builds into <cache>/<content hash>; a fresh check child finds it and does not rebuild."""
