@@ -14,8 +14,8 @@ from leap.sandbox.config import default_cache_dir
 def test_protocol_defaults():
     cfg = SandboxConfig()
     assert cfg.compile_timeout_s == 180 and cfg.trials >= 5 and cfg.kernel_fraction == 0.5
-    assert cfg.timing_samples >= 30 and cfg.tolerance_for("fp32") == 1e-4
-    assert cfg.tolerance_for("bf16") == 1.6e-2 and cfg.tolerance_for("fp16") == 1e-2
+    assert cfg.timing_samples >= 30 and cfg.tolerances.fp32 == 1e-4
+    assert cfg.tolerances.bf16 == 1.6e-2 and cfg.tolerances.fp16 == 1e-2
     assert cfg.isolation and cfg.static_gate
 
 

@@ -93,6 +93,3 @@ class SandboxConfig(BaseModel):
             return list(range(torch.cuda.device_count()))
         except Exception:  # torch without CUDA
             return []
-
-    def tolerance_for(self, dtype: str) -> float | None:
-        return getattr(self.tolerances, dtype, None)
