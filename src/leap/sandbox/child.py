@@ -25,6 +25,7 @@ import traceback
 import torch
 
 from leap.sandbox import child_timing
+from leap.sandbox import cuda_ipc as _ipc
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
     from leap.sandbox import detectors as _D
@@ -44,6 +45,8 @@ _empty_cache = torch.cuda.empty_cache
 _mem_get_info = torch.cuda.mem_get_info
 _Tensor = torch.Tensor
 _uint8 = torch.uint8
+_ipc_receive = _ipc.receive
+_Exported = _ipc.Exported
 POISONS = (float("nan"), -7.0)  # GPU: values filled into a freed caching-allocator block
 CPU_POISON_BYTES = (0xFE, 0x41)  # CPU: glibc malloc fills every new block with this byte
 M_MMAP_THRESHOLD, M_PERTURB = -3, -6
@@ -232,6 +235,10 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
         _redirect_load_inline(job["ext_cache"], builds)
     t0 = _perf()
+    if job.get("type") == "ipc_probe":  # the judge checks that CUDA IPC works through the isolation
+        x = _ipc_receive(job["record"], "cuda")
+        return {"ok": _emit(conn, {"transport": "ipc"}, "probe", x * 2, "") == {"ipc_key": "probe"},
+                "stage": "done", "isolation": iso}
     if job.get("type") == "compile":
         try:
             module = _import_candidate(job["source"], private_dir)
@@ -279,7 +286,7 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
         first = None
         for r in range(runs):
-            inputs = _load(trial["inputs"], weights_only=True, map_location=device, mmap=True)
+            inputs = _trial_inputs(trial, device)
             if rot is not None:  # same buffers every trial: pointer/shape caches go stale
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
@@ -300,14 +307,11 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
                     rec["poison_identical"] = _bits_equal(first, out)
                     continue
             path = os.path.join(out_dir, f"t{i}_r{r}.pt")
-            if r == 0:  # outputs travel on the CPU: keep where the candidate put them
+            if r == 0:  # outputs travel on the CPU or by IPC: record where the candidate put them
                 rec["devices"] = _devices(out)
-            _stage("output", _save, _to_cpu(out), path)
-            rec["out" if r == 0 else "out_b"] = path
+            rec["out" if r == 0 else "out_b"] = _stage("output", _emit, conn, job, f"t{i}_r{r}", out, path)
             if r == 0 and not local:
-                after = os.path.join(out_dir, f"t{i}_in.pt")
-                _save(_to_cpu(inputs), after)
-                rec["inputs_after"] = after
+                rec["inputs_after"] = _emit(conn, job, f"t{i}_in", inputs, os.path.join(out_dir, f"t{i}_in.pt"))
         trials.append(rec)
     if device == "cuda":
         _gpu_unlock(conn)
@@ -340,7 +344,7 @@ def _gpu_unlock(conn) -> None:
 
 
 def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
-    inputs = _load(job["trials"][0]["inputs"], weights_only=True, map_location="cuda", mmap=True)
+    inputs = _trial_inputs(job["trials"][0], "cuda")
     _gpu_lock(conn, "exclusive")
     t0 = _perf()
     try:
@@ -350,6 +354,34 @@ def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
         _gpu_unlock(conn)
     stages["timing"] = _perf() - t0
     return res
+
+
+def _trial_inputs(trial: dict, device: str) -> list:
+    """One trial's inputs: CUDA IPC records (cloned into our own tensors) and inline scalars, or a file."""
+    items = trial.get("ipc_inputs")
+    if items is None:
+        return _load(trial["inputs"], weights_only=True, map_location=device, mmap=True)
+    return [_ipc_receive(it["t"], device) if "t" in it else it.get("v") for it in items]
+
+
+def _emit(conn, job: dict, key: str, out, path: str):
+    """Hand an output back: by CUDA IPC when the job says so and it is a CUDA tensor or a flat list/tuple
+    of them (the judge copies before answering, then our buffers go), else as a file on the CPU."""
+    flat = [out] if isinstance(out, _Tensor) else list(out) if isinstance(out, list | tuple) else None
+    if job.get("transport") == "ipc" and flat and all(type(t) is _Tensor and t.is_cuda for t in flat):
+        exp = _Exported()
+        try:
+            kind = "tensor" if isinstance(out, _Tensor) else "list" if isinstance(out, list) else "tuple"
+            msg = {"type": "tensors", "key": key, "kind": kind, "items": [exp.export(t) for t in flat]}
+            conn.send_bytes(_dumps(msg).encode())
+            reply = json.loads(conn.recv_bytes().decode())
+        finally:
+            exp.free()
+        if reply.get("type") != "received":
+            raise RuntimeError(f"the judge refused the outputs: {reply.get('error', reply)}")
+        return {"ipc_key": key}
+    _save(_to_cpu(out), path)
+    return path
 
 
 def _poison(device: str, nbytes: int, value: float, run: int = 0) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -64,6 +65,9 @@ class SandboxConfig(BaseModel):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     scratch_dir: Path = Field(default_factory=default_scratch_dir)
     isolation: bool = True
+    transport: Literal["auto", "ipc", "files"] = Field(
+        "auto", description="how GPU trial tensors travel judge <-> child: CUDA IPC (zero-copy; auto = when a "
+        "probe through the isolated pool succeeds) or files in the child's private dir")
     preload_extra: list[str] = Field(default_factory=list, description="more modules the forkserver imports, "
                                      "e.g. ['cupy'] (saves its import per nvrtc candidate; must not initialise CUDA)")
     static_gate: bool = True

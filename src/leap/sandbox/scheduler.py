@@ -53,6 +53,9 @@ class Scheduler:
         self.ext_cache = os.path.join(str(config.cache_dir), "torch_ext")
         os.makedirs(self.ext_cache, exist_ok=True)
         self._ref_times: dict = {}
+        self._ipc_ok: dict = {}  # GPU -> did the CUDA IPC probe pass
+        self._probe_lock = threading.Lock()
+        self.ipc_note = ""
 
     # -- public ---------------------------------------------------------------------------------
     def verify(self, task: Task, source: str, backend: str = "auto", device: str = "auto") -> Verdict:
@@ -167,15 +170,8 @@ class Scheduler:
         if not prep.trials:
             return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this task.",
                            detail=f"every trial's reference output was degenerate ({prep.skipped} skipped)")
-        ref_times = (None, None)
         timing = None
-        if dev == "cuda":
-            from leap.sandbox import ref_timing
-
-            t1 = time.monotonic()
-            with self.gpus.lock(gpu).hold(exclusive=True):
-                ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
-            stages["ref_timing"] = time.monotonic() - t1
+        if dev == "cuda":  # reference timings come later, and only for a correct candidate
             timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
                       "kernel_fraction": cfg.kernel_fraction > 0, "source": source,
                       "host_tolerance": cfg.host_clock_tolerance, "host_slack_us": cfg.host_clock_slack_us}
@@ -187,9 +183,15 @@ class Scheduler:
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
         held: list[bool] = []  # the child's current hold on its GPU (exclusive?)
+        ipc = self._ipc_for(dev, gpu, job)
+        received: dict = {}
+        if ipc is not None:
+            job["transport"] = "ipc"
 
         def on_message(msg: dict) -> dict | None:
-            """The child asks for its GPU: shared for trial runs, exclusive for timing."""
+            """The child asks for its GPU (shared for trial runs, exclusive for timing) or hands tensors back."""
+            if msg.get("type") == "tensors" and ipc is not None:
+                return _receive(msg, prep.device, received)
             if msg.get("type") == "lock" and gpu is not None and not held:
                 exclusive = msg.get("mode", "exclusive") == "exclusive"
                 self.gpus.lock(gpu).acquire(exclusive)
@@ -207,22 +209,82 @@ class Scheduler:
             try:
                 ex = self._executor_for(dev)
                 out = ex.run(job, timeout, on_message=on_message,
-                                        prepare=lambda d: V.write_inputs(prep, d))
+                             prepare=lambda d: V.write_inputs(prep, d, ipc))
             finally:
                 while held:
                     self.gpus.lock(gpu).release(held.pop())
+                if ipc is not None:
+                    ipc.free()
         stages["check"] = time.monotonic() - t2
+        ref_times = (None, None)
+        if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
+            # reference timings only for candidates that ran and were timed; cached per task
+            from leap.sandbox import ref_timing
+
+            t1 = time.monotonic()
+            with self.gpus.lock(gpu).hold(exclusive=True):
+                ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
+            stages["ref_timing"] = time.monotonic() - t1
         try:
             with self.gpus.shared(gpu):
-                return self._judge(task, prep, out, ref_times, stages, base, timeout)
+                return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
         finally:
             ex.release_dir(out.private_dir)
 
-    def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
+    def _ipc_for(self, dev: str, gpu: int | None, job: dict):
+        """A `cuda_ipc.Exported` when GPU tensors should travel by CUDA IPC for this candidate, else None.
+        ``auto`` probes once per GPU through the real (isolated) pool and keeps files if the probe fails."""
+        mode = self.config.transport
+        if dev != "cuda" or mode == "files":
+            return None
+        from leap.sandbox import cuda_ipc
+
+        if mode == "auto":
+            with self._probe_lock:  # one probe per GPU, the other candidates wait for its answer
+                ok = self._ipc_ok.get(gpu)
+                if ok is None:
+                    ok = self._ipc_ok[gpu] = self._probe_ipc(gpu, job)
+            if not ok:
+                return None
+        return cuda_ipc.Exported()
+
+    def _probe_ipc(self, gpu: int | None, job: dict) -> bool:
+        """Send a tensor to an isolated child by IPC and get it back doubled; False (files) on any failure."""
+        import torch
+
+        from leap.sandbox import cuda_ipc
+
+        if not cuda_ipc.available():
+            return False
+        device = f"cuda:{gpu or 0}"
+        exp, received = cuda_ipc.Exported(), {}
+        try:
+            x = torch.arange(4096, dtype=torch.float32, device=device) * 3
+            probe = {"type": "ipc_probe", "device": "cuda", "gpu_visible": job.get("gpu_visible"),
+                     "isolation": job.get("isolation"), "limits": job.get("limits"), "record": exp.export(x)}
+            out = self._executor_for("cuda").run(
+                probe, 60.0, on_message=lambda m: _receive(m, device, received) if m.get("type") == "tensors" else None)
+            self._executor_for("cuda").release_dir(out.private_dir)
+            got = received.get("probe")
+            ok = bool(out.result and out.result.get("ok") and got is not None and torch.equal(got, x * 2))
+        except Exception as exc:  # noqa: BLE001 - any failure: files
+            ok, out = False, None
+            self.ipc_note = f"{type(exc).__name__}: {exc}"
+        finally:
+            exp.free()
+        if not ok:
+            err = ((out.result or {}).get("error") if out is not None else None) or getattr(self, "ipc_note", "")
+            self.ipc_note = f"CUDA IPC probe failed, trial tensors travel as files: {err}"
+            import warnings
+
+            warnings.warn(self.ipc_note, stacklevel=2)
+        return ok
+
+    def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout, received=None) -> Verdict:
         for k, x in ((out.result or {}).get("stages") or {}).items():
             if isinstance(x, int | float):
                 stages[f"child_{k}"] = float(x)
-        v = self._judge_inner(task, prep, out, ref_times, stages, base, timeout)
+        v = self._judge_inner(task, prep, out, ref_times, stages, base, timeout, received)
         iso = (out.result or {}).get("isolation") or {}
         if isinstance(iso, dict):
             fallbacks = [f"{k}: {x}" for k, x in iso.items() if isinstance(x, str) and x.startswith("fallback")]
@@ -230,14 +292,14 @@ class Scheduler:
                 v.detail = (v.detail + "\nisolation fallbacks: " + "; ".join(fallbacks)).strip()
         return v
 
-    def _judge_inner(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout) -> Verdict:
+    def _judge_inner(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout, received) -> Verdict:
         cfg = self.config
         if out.result is None:
             return V.crash_verdict(out, base, timeout, compiled=True)
         if not out.result.get("ok"):
             return V.verdict_from_failure(out.result, base)
         t0 = time.monotonic()
-        bad, cmp = V.judge_outputs(task, prep, out.result, out.private_dir, cfg, base)
+        bad, cmp = V.judge_outputs(task, prep, out.result, out.private_dir, cfg, base, received)
         stages["compare"] = time.monotonic() - t0
         if bad is not None:
             return bad
@@ -249,6 +311,23 @@ class Scheduler:
         return Verdict(status="ok", correct=True, compiled=True, trials=n, **base, feedback=fb,
                        max_abs_error=cmp.max_abs_error if cmp else None,
                        max_rel_error=cmp.max_rel_error if cmp else None)
+
+
+def _receive(msg: dict, device: str, received: dict) -> dict:
+    """Judge side of a child's ``tensors`` message: map, copy and unmap each record, answer at once (the
+    child frees its buffers after the answer). A malformed record is refused, never trusted."""
+    from leap.sandbox import cuda_ipc
+
+    key, kind, items = msg.get("key"), msg.get("kind"), msg.get("items")
+    try:
+        if not isinstance(key, str) or kind not in ("tensor", "list", "tuple") or not isinstance(items, list) \
+                or (kind == "tensor" and len(items) != 1) or len(items) > 64:
+            raise cuda_ipc.IpcError("malformed tensors message")
+        got = [cuda_ipc.receive(r, device) for r in items]
+    except cuda_ipc.IpcError as exc:
+        return {"type": "refused", "error": str(exc)[:300]}
+    received[key] = got[0] if kind == "tensor" else (got if kind == "list" else tuple(got))
+    return {"type": "received"}
 
 
 def _write_init(task: Task, private_dir: str) -> dict:

@@ -88,23 +88,49 @@ def _cpu(obj):
     return obj
 
 
-def write_inputs(prep: Prepared, private_dir: str) -> dict:
-    """Write init and trial inputs into the child's private dir (torch.save; never the seed)."""
+def write_inputs(prep: Prepared, private_dir: str, ipc=None) -> dict:
+    """Hand init and trial inputs to the child: torch.save files in its private dir (never the seed), or,
+    with ``ipc`` (a `cuda_ipc.Exported`), CUDA tensors as IPC records and scalars inline in the job."""
     in_dir = os.path.join(private_dir, "in")
     os.makedirs(in_dir, exist_ok=True)
     init_file = os.path.join(in_dir, "init.pt")
     torch.save(prep.init_inputs, init_file)
     trials = []
     for i, t in enumerate(prep.trials):
+        items = _ipc_items(t.inputs, prep.device, ipc) if ipc is not None else None
+        if items is not None:
+            trials.append({"name": t.name, "ipc_inputs": items})
+            continue
         p = os.path.join(in_dir, f"t{i}.pt")
         torch.save(list(t.inputs), p)
         trials.append({"name": t.name, "inputs": p})
     return {"init_file": init_file, "trials": trials}
 
 
-def load_output(path: str, private_dir: str, device: str = "cpu"):
-    """Load a file the child wrote: only plain tensors/containers (weights_only), only from its dir."""
-    real = os.path.realpath(path)
+def _ipc_items(inputs, device: str, ipc) -> list | None:
+    """IPC records for a trial's inputs, or None when one of them cannot travel that way."""
+    if not isinstance(inputs, list | tuple):
+        return None
+    items = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and type(x) is torch.Tensor:
+            items.append({"t": ipc.export(x.to(device))})
+        elif x is None or isinstance(x, bool | int | float | str):
+            items.append({"v": x})
+        else:
+            return None
+    return items
+
+
+def load_output(ref, private_dir: str, device: str = "cpu", received: dict | None = None):
+    """An output the child handed back: a tensor received over CUDA IPC (``{"ipc_key": k}``) or a file it
+    wrote (only plain tensors/containers, weights_only; only from its own dir)."""
+    if isinstance(ref, dict):
+        key = ref.get("ipc_key")
+        if received is None or key not in received:
+            raise ValueError(f"output {key!r} was not received")
+        return received[key]
+    real = os.path.realpath(ref)
     if not real.startswith(os.path.realpath(private_dir) + os.sep):
         raise ValueError("output path outside the candidate's private directory")
     return torch.load(real, weights_only=True, map_location=device, mmap=True)
@@ -152,7 +178,7 @@ def _candidate_tb(tb: str) -> str:
 
 
 def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, config: SandboxConfig,
-                  base: dict) -> tuple[Verdict | None, J.Compared | None]:
+                  base: dict, received: dict | None = None) -> tuple[Verdict | None, J.Compared | None]:
     """Compare every trial: reference match, poison re-run bit-identity, inputs unchanged."""
     worst: J.Compared | None = None
     trials = result.get("trials") or []
@@ -161,10 +187,10 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
                        feedback="The solution did not produce outputs for every trial."), None
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         try:
-            out = load_output(rec["out"], private_dir, prep.device)
-            after = (load_output(rec["inputs_after"], private_dir, prep.device)
+            out = load_output(rec["out"], private_dir, prep.device, received)
+            after = (load_output(rec["inputs_after"], private_dir, prep.device, received)
                      if rec.get("inputs_after") else None)
-            out_b = load_output(rec["out_b"], private_dir, prep.device) if rec.get("out_b") else None
+            out_b = load_output(rec["out_b"], private_dir, prep.device, received) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
             return Verdict(status="runtime_error", compiled=True, **base, trials=i,
                            feedback="forward must return a tensor or a tuple/list of tensors.",
