@@ -7,6 +7,8 @@ Writes a Markdown table with date and machine (default docs/REFERENCE_TIMINGS.md
     python bench/reference_timings.py                       # whole suite on cuda:0
     python bench/reference_timings.py --shard 0/2 --json out/t0.json   # split across calls
     python bench/reference_timings.py --merge out/t0.json out/t1.json   # one report from shards
+    for i in 0 1 2 3; do python bench/reference_timings.py --shard $i/4 --lock /tmp/gpu.lock --json t$i.json & done
+                                                            # parallel compiles, exclusive timing
     python bench/reference_timings.py --device cpu --quick --out /tmp/t.md   # script check, no GPU
 
 Self-contained (torch only; no pydantic): it reads the task files directly.
@@ -15,7 +17,9 @@ Self-contained (torch only; no pydantic): it reads the task files directly.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import fcntl
 import json
 import platform
 import statistics
@@ -82,7 +86,7 @@ def time_task(name: str, mod, device: str, args_ns, flush) -> dict:
     row["input_shapes"] = [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)]
 
     def measure(fn, args):
-        with torch.no_grad():
+        with torch.no_grad(), _exclusive(args_ns.lock):
             if device.startswith("cuda"):
                 return statistics.median(_time_cuda(fn, args, args_ns.warmup, args_ns.samples, flush))
             return statistics.median(_time_host(fn, args, args_ns.warmup, args_ns.samples))
@@ -92,6 +96,8 @@ def time_task(name: str, mod, device: str, args_ns, flush) -> dict:
         if args_ns.compile:
             t0 = time.perf_counter()
             compiled = torch.compile(model, dynamic=False)
+            with torch.no_grad():  # compile outside the GPU lock: shards compile in parallel, time one by one
+                compiled(*inputs)
             row["compile_us"] = measure(compiled, inputs)
             row["compile_seconds"] = time.perf_counter() - t0
     except Exception as exc:  # one failing task is reported, the bench goes on
@@ -100,6 +106,20 @@ def time_task(name: str, mod, device: str, args_ns, flush) -> dict:
     if device.startswith("cuda"):
         torch.cuda.empty_cache()
     return row
+
+
+@contextlib.contextmanager
+def _exclusive(path: str | None):
+    """Hold an exclusive lock on ``path`` (shared by shard processes on one GPU) while timing."""
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def machine(device: str) -> dict:
@@ -165,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shard", default="", help="i/n: time every n-th task starting at i")
     p.add_argument("--out", default=None, help="Markdown report (default docs/REFERENCE_TIMINGS.md on CUDA)")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
+    p.add_argument("--lock", default=None, help="lock file shared by shards run in parallel on one GPU: "
+                   "they compile concurrently and time one at a time")
     p.add_argument("--merge", nargs="*", default=None, help="JSON files from shards: write one report, time nothing")
     a = p.parse_args(argv)
     command = "python bench/reference_timings.py " + " ".join(argv if argv is not None else sys.argv[1:])
