@@ -7,14 +7,15 @@ set -u
 MODEL=${1:?model path (HF dir or .gguf)}
 OUT=${OUT:-runs/qwen05b_h200}
 STEPS=${STEPS:-10}
-LEG_S=${LEG_S:-420}
+LEG1_S=${LEG1_S:-${LEG_S:-420}}   # leg 1 is stopped by SIGTERM after this many seconds
+LEG2_S=${LEG2_S:-${LEG_S:-420}}
 ARGS=(--config configs/qwen05b_h200.yaml "model.path=$MODEL" "steps=$STEPS" "checkpoint.every=2"
       "logging.dir=$OUT" "checkpoint.dir=$OUT/checkpoints" "logging.progress=false"
       "rollout.tasks_per_step=${TASKS:-4}" "rollout.sampling.max_new_tokens=${NEW_TOKENS:-768}"
       "rollout.generation_batch_size=16")
 rm -rf "$OUT"
-timeout -s TERM "$LEG_S" leap train "${ARGS[@]}"; echo "leg 1 exit $?"
+timeout -s TERM -k 120 "$LEG1_S" leap train "${ARGS[@]}"; echo "leg 1 exit $?"
 echo "checkpoint after leg 1: $(cat "$OUT/checkpoints/latest" 2>/dev/null)"
-timeout -s TERM "$LEG_S" leap train "${ARGS[@]}" --resume "$OUT/checkpoints"; echo "leg 2 exit $?"
+timeout -s TERM -k 120 "$LEG2_S" leap train "${ARGS[@]}" --resume "$OUT/checkpoints"; echo "leg 2 exit $?"
 python -m leap.trainer.report "$OUT/metrics.jsonl" | tee "$OUT/summary.md"
 ls "$OUT/checkpoints"

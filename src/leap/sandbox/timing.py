@@ -96,14 +96,20 @@ def host_agrees(event_us: float, host_us: float | None, tolerance: float = 0.10,
 
 def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5, samples: int = 30,
                  flush_l2: bool = True, host_tolerance: float = 0.10, host_slack_us: float = 100.0,
-                 host_batch: int = 10) -> TimingResult:
-    """Time ``fn(*args)`` on the current CUDA device (see the module docstring); no autograd."""
+                 host_batch: int = 10, min_warmup_ms: float = 25.0) -> TimingResult:
+    """Time ``fn(*args)`` on the current CUDA device (see the module docstring); no autograd. Warm-up runs
+    at least ``warmup`` calls and at least ``min_warmup_ms`` of wall time (clocks ramp up from idle; at
+    most 1,000 calls), so short kernels are not timed on a cold GPU."""
     samples = max(1, int(samples))
     flush_bytes = l2_flush_bytes() if flush_l2 else 0
     flush = _empty(flush_bytes, dtype=_int8, device="cuda") if flush_bytes else None
     with _no_grad():
-        for _ in range(max(0, int(warmup))):
+        t_warm, n = _perf(), 0
+        while n < max(0, int(warmup)) or (n < 1000 and (_perf() - t_warm) * 1e3 < min_warmup_ms):
             fn(*args)
+            n += 1
+            if n % 8 == 0 or n >= warmup:
+                _sync()
         _sync()
         times: list[float] = []
         for i in range(samples):

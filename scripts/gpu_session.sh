@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The project's whole GPU session on one lent 2-GPU machine (nvidia-h200-x2), held by calls made back to
+# back (it goes back ~30 s after a call). Work runs in background process sessions (setsid) under
+# /tmp/leap_gpu, outside the repository (which is re-copied on every call):
+#   GPU 1: sandbox GPU tests (CUDA IPC included) -> throughput pool vs naive + 5x repeat -> timing
+#          repeatability -> `leap eval` of Qwen2.5-Coder-0.5B-Instruct (builtin:eval, 4 samples, 3 turns)
+#          -> full corpus audit on CUDA -> remaining GPU tests
+#   GPU 0: generation bench + CUDA-graph decode test -> `leap train` with the 0.5B model (leg 1 stopped
+#          by SIGTERM, leg 2 resumed to step 10) -> torch.compile reference timings (4 shards, one lock)
+# Calls (each one `run`; the GGUF travels as 8 pieces of 60 MiB, one per call, in .stage/):
+#   bash scripts/gpu_session.sh start     # carry .whl: set up, launch both chains (wheels + a piece > 64 MiB)
+#   bash scripts/gpu_session.sh piece     # carry .stage (next piece); the 8th assembles, checks, converts
+#   bash scripts/gpu_session.sh wait 540  # keep the machine busy; progress; results packed into $OUT
+set -u
+W=/tmp/leap_gpu
+SHA=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+NPIECES=8
+
+stage() {  # stage NAME SECONDS CMD... (log lines for progress; output to $W/out/NAME.log)
+  local name=$1 secs=$2; shift 2; local t0=$SECONDS
+  echo "=== $name start $(date -u +%H:%M:%S) (limit ${secs}s)"
+  timeout -s TERM -k 20 "$secs" "$@" > "$W/out/$name.log" 2>&1; local rc=$?
+  echo "=== $name rc=$rc in $((SECONDS - t0))s"
+  tail -4 "$W/out/$name.log" | cut -c1-300
+}
+
+env_here() {  # in $W/repo: carried wheels + LEAP itself
+  cd "$W/repo" || exit 1
+  source scripts/gpu_env.sh > /dev/null 2>&1
+  export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+}
+
+wait_model() {  # wait up to $1 s for the converted model
+  local t=0
+  while [ ! -f "$W/qwen05/.ready" ] && [ "$t" -lt "$1" ]; do sleep 5; t=$((t + 5)); done
+  [ -f "$W/qwen05/.ready" ]
+}
+
+gpu1() {
+  env_here; export CUDA_VISIBLE_DEVICES=1
+  stage gpu_sandbox_tests 330 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 150 -rfE \
+    tests/gpu/test_cuda_ipc_gpu.py tests/gpu/test_sandbox_gpu.py
+  stage throughput_pool 150 python3 bench/sandbox_throughput.py --device cuda --mode pool --n 30 --n-inline 1 \
+    --results "$W/out/throughput.json"
+  stage throughput_naive 170 python3 bench/sandbox_throughput.py --device cuda --mode naive --n 12 --n-inline 1 \
+    --results "$W/out/throughput.json"
+  stage throughput_repeat 120 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
+    --results "$W/out/throughput.json" --out "$W/out/SANDBOX_THROUGHPUT_GPU.md"
+  stage repeatability 90 python3 bench/timing_repeatability.py --json "$W/out/repeatability.json" \
+    --out "$W/out/TIMING_REPEATABILITY.md"
+  stage repeatability_100 90 python3 bench/timing_repeatability.py --samples 100 \
+    --json "$W/out/repeatability_100.json" --out "$W/out/TIMING_REPEATABILITY_100.md"
+  if wait_model 300; then
+    local cache=dynamic
+    grep -q " passed" "$W/out/fastgen_test.log" 2>/dev/null && ! grep -q "failed" "$W/out/fastgen_test.log" && cache=graph
+    echo "eval decode path: $cache"
+    stage eval_qwen05 540 leap eval --model "$W/qwen05" --backend hf --cache "$cache" --tasks builtin:eval \
+      --samples 4 --turns 3 --tasks-per-batch 20 --device cuda --out "$W/out/eval_qwen05"
+  fi
+  stage audit 330 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 --out "$W/out/AUDIT_GPU_FULL.md"
+  stage gpu_other_tests 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE tests/gpu \
+    --ignore tests/gpu/test_sandbox_gpu.py --ignore tests/gpu/test_cuda_ipc_gpu.py \
+    --ignore tests/gpu/test_fastgen_gpu.py
+  touch "$W/out/gpu1.done"
+}
+
+gpu0() {
+  env_here; export CUDA_VISIBLE_DEVICES=0
+  stage generation_bench 170 python3 bench/generation.py --out "$W/out/GENERATION_BENCH.md"
+  stage fastgen_test 90 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 80 tests/gpu/test_fastgen_gpu.py
+  if wait_model 400; then
+    export OUT="$W/out/train_qwen05" STEPS=10 LEG1_S=${LEG1_S:-330} LEG2_S=${LEG2_S:-540} TASKS=2 NEW_TOKENS=512
+    stage train_qwen05 1000 bash scripts/train_qwen05b_h200.sh "$W/qwen05"
+  fi
+  for i in 0 1 2 3; do
+    stage "ref_compile_$i" 600 python3 bench/reference_timings.py --device cuda --compile --shard "$i/4" \
+      --lock "$W/gpu0.lock" --json "$W/out/ref_compile_$i.json" &
+  done
+  wait
+  python3 bench/reference_timings.py --merge "$W"/out/ref_compile_*.json --out "$W/out/REFERENCE_TIMINGS_COMPILE.md" \
+    > "$W/out/ref_merge.log" 2>&1
+  touch "$W/out/gpu0.done"
+}
+
+assemble() {
+  env_here
+  cat $(for i in $(seq 0 $((NPIECES - 1))); do echo /tmp/stage/piece.$i; done) > "$W/qwen.gguf"
+  echo "$SHA  $W/qwen.gguf" | sha256sum -c - || exit 1
+  leap models fetch qwen2.5-coder-0.5b-instruct --out "$W/qwen05" --gguf "$W/qwen.gguf" && touch "$W/qwen05/.ready"
+  ls -la "$W/qwen05"
+}
+
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  tar czf "$OUT/results.tgz" -C "$W" out 2>/dev/null
+  cp "$W"/out/gpu0.log "$W"/out/gpu1.log "$OUT/" 2>/dev/null
+}
+
+progress() {
+  date -u +%H:%M:%S; ls /tmp/stage 2>/dev/null | tr '\n' ' '; echo
+  for g in gpu0 gpu1 assemble; do echo "--- $g"; grep -E "^===|rc=" "$W/out/$g.log" 2>/dev/null | tail -6; done
+  nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader 2>/dev/null
+}
+
+case "${1:-}" in
+  start)
+    rm -rf "$W"; mkdir -p "$W/out" "$W/repo" /tmp/stage
+    tar --exclude=./.stage --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+    cp .stage/piece.* /tmp/stage/ 2>/dev/null
+    (cd "$W/repo" && source scripts/gpu_env.sh) 2>&1 | tail -2
+    setsid nohup bash "$W/repo/scripts/gpu_session.sh" gpu1 > "$W/out/gpu1.log" 2>&1 < /dev/null &
+    setsid nohup bash "$W/repo/scripts/gpu_session.sh" gpu0 > "$W/out/gpu0.log" 2>&1 < /dev/null &
+    sleep 2; progress ;;
+  piece)
+    cp .stage/piece.* /tmp/stage/; ls /tmp/stage | wc -l; sha256sum .stage/piece.* | cut -c1-16
+    if [ "$(ls /tmp/stage | wc -l)" -ge "$NPIECES" ] && [ ! -f "$W/assemble.started" ]; then
+      touch "$W/assemble.started"
+      setsid nohup bash "$W/repo/scripts/gpu_session.sh" assemble > "$W/out/assemble.log" 2>&1 < /dev/null &
+    fi
+    progress ;;
+  wait)
+    end=$((SECONDS + ${2:-540}))
+    while [ $SECONDS -lt $end ] && ! { [ -f "$W/out/gpu0.done" ] && [ -f "$W/out/gpu1.done" ]; }; do sleep 15; done
+    progress; pack ;;
+  gpu0) gpu0 ;;
+  gpu1) gpu1 ;;
+  assemble) assemble ;;
+  *) echo "usage: $0 start|piece|wait SECONDS"; exit 2 ;;
+esac
