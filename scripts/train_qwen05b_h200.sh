@@ -12,7 +12,7 @@ LEG2_S=${LEG2_S:-${LEG_S:-420}}
 ARGS=(--config configs/qwen05b_h200.yaml "model.path=$MODEL" "steps=$STEPS" "checkpoint.every=2"
       "logging.dir=$OUT" "checkpoint.dir=$OUT/checkpoints" "logging.progress=false"
       "rollout.tasks_per_step=${TASKS:-4}" "rollout.sampling.max_new_tokens=${NEW_TOKENS:-768}"
-      "rollout.generation_batch_size=16")
+      "rollout.generation_batch_size=16" ${EXTRA:-})  # EXTRA: more overrides, e.g. model.init_from=SFT_CKPT
 rm -rf "$OUT"
 timeout -s TERM -k 120 "$LEG1_S" leap train "${ARGS[@]}"; echo "leg 1 exit $?"
 echo "checkpoint after leg 1: $(cat "$OUT/checkpoints/latest" 2>/dev/null)"
