@@ -101,7 +101,7 @@ assemble() {
 
 pack() {
   [ -n "${OUT:-}" ] || return 0
-  tar czf "$OUT/results.tgz" -C "$W" out 2>/dev/null
+  tar czf "$OUT/results.tgz" --exclude='*.pt' --exclude='*.safetensors' --exclude=tb -C "$W" out 2>/dev/null
   cp "$W"/out/gpu0.log "$W"/out/gpu1.log "$OUT/" 2>/dev/null
 }
 

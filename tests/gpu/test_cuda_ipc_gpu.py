@@ -23,7 +23,7 @@ CASES = ["RELU", "NVRTC_RELU", "RELU_UNWRITTEN_TAIL", "RELU_MASK_OFF_BY_ONE", "R
 
 def test_ipc_probe_passes_and_verdicts_match_files():
     relu = get_builtin("relu_fp32")
-    odd = parse_task(relu.source.replace("BATCH, DIM = 4096, 16384", "BATCH, DIM = 4096, 16383"), "relu_odd")
+    odd = parse_task(relu.source.replace("BATCH, DIM = 4096, 16384", "BATCH, DIM = 4095, 16383"), "relu_odd")
     seen = {}
     for transport in ("ipc", "files", "auto"):
         cfg = SandboxConfig(workers=2, cache_dir=CACHE, transport=transport)

@@ -71,3 +71,10 @@ def test_summary_fields_and_sandbox_evals():
                 "turns_per_success", "sandbox_evals"):
         assert key in s
     assert s["status_by_turn"] == [{"format_error": 1, "ok": 1}, {"incorrect": 1}]
+
+
+def test_speed_measures_are_zero_not_unknown_when_a_gpu_run_solved_nothing():
+    gpu_bad = Verdict(status="incorrect", compiled=True, device="cuda")
+    cpu_bad = Verdict(status="incorrect", compiled=True, device="cpu")
+    assert fast_p({"t": [[gpu_bad], [gpu_bad]]}, 1.0) == 0.0
+    assert fast_p({"t": [[cpu_bad]]}, 1.0) is None

@@ -40,8 +40,11 @@ def best_speedup(verdicts: Sequence[Verdict], key: str = "eager") -> float | Non
 
 
 def any_timed(results: Results, key: str = "eager") -> bool:
+    """Did the run time candidates: a speedup was measured, or the sandbox ran on a GPU (where correct
+    candidates are timed; with none correct the speed measures are 0, not unknown)."""
     attr = "speedup_eager" if key == "eager" else "speedup_compile"
-    return any(getattr(v, attr) is not None for samples in results.values() for s in samples for v in s)
+    return any(getattr(v, attr) is not None or getattr(v, "device", None) == "cuda"
+               for samples in results.values() for s in samples for v in s)
 
 
 def fast_p(results: Results, p: float, key: str = "eager") -> float | None:

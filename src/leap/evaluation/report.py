@@ -7,9 +7,9 @@ from pathlib import Path
 from leap.evaluation.metrics import Results, best_speedup
 
 
-def _fmt(v) -> str:
+def _fmt(v, none: str = "n/a (not timed)") -> str:
     if v is None:
-        return "n/a (not timed)"
+        return none
     return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
@@ -73,7 +73,7 @@ def write_report(out: Path, summary: dict, results: Results) -> Path:
     for k, v in enumerate(summary["acc_at_turn"], 1):
         lines.append(f"| Acc@turn {k} | {v:.3f} |")
     for key in ("fast_1_eager", "fast_1_compile", "fast_1.2_eager", "turns_per_success", "sandbox_evals"):
-        lines.append(f"| {key} | {_fmt(summary[key])} |")
+        lines.append(f"| {key} | {_fmt(summary[key], 'n/a (no success)' if key == 'turns_per_success' else 'n/a (not timed)')} |")
     for k, v in summary["pass_at_k"].items():
         lines.append(f"| pass@{k} | {v:.3f} |")
     lines += ["", "## Per task", "", "| task | samples | solved | first solved turn |", "|---|---|---|---|"]

@@ -122,7 +122,7 @@ class Exported:
             torch.cuda.synchronize(dev)
             h = _Handle()
             _check(lib.cudaIpcGetMemHandle(ctypes.byref(h), ptr), "cudaIpcGetMemHandle")
-        return {**rec, "ipc": bytes(h.reserved).hex()}
+        return {**rec, "ipc": bytes(h).hex()}  # the whole struct (.reserved would stop at a NUL byte)
 
     def free(self) -> None:
         if not self._ptrs:
