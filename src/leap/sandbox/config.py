@@ -78,11 +78,13 @@ class SandboxConfig(BaseModel):
     gpus: list[int] | None = Field(None, description="GPU indices to use (None = all visible)")
 
     def n_workers(self, device: str) -> int:
-        """Concurrent children: configured, else 1 per GPU x 2 (overlap check with timing) or CPU cores."""
+        """Concurrent children: configured, else per GPU half the host's cores per GPU (2..16; trial runs
+        share a GPU, timing holds it alone) or, on the CPU, half the cores (1..4)."""
         if self.workers:
             return self.workers
         if device == "cuda":
-            return max(1, 2 * len(self.gpu_ids()))
+            n = max(1, len(self.gpu_ids()))
+            return n * min(16, max(2, (os.cpu_count() or 2) // (2 * n)))
         return max(1, min(4, (os.cpu_count() or 2) // 2))
 
     def n_compile_workers(self) -> int:

@@ -208,13 +208,13 @@ class Scheduler:
             t2 = time.monotonic()
             try:
                 ex = self._executor_for(dev)
-                out = ex.run(job, timeout, on_message=on_message,
-                             prepare=lambda d: V.write_inputs(prep, d, ipc))
+                out = ex.run(job, timeout, on_message=on_message, prepare=lambda d: self._inputs(prep, d, ipc, gpu))
             finally:
                 while held:
                     self.gpus.lock(gpu).release(held.pop())
                 if ipc is not None:
-                    ipc.free()
+                    with self.gpus.shared(gpu):  # cudaFree syncs the device: never during another's timing
+                        ipc.free()
         stages["check"] = time.monotonic() - t2
         ref_times = (None, None)
         if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
@@ -230,6 +230,13 @@ class Scheduler:
                 return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
         finally:
             ex.release_dir(out.private_dir)
+
+    def _inputs(self, prep, private_dir: str, ipc, gpu: int | None) -> dict:
+        """Hand the trial inputs over; IPC copies run on the GPU, so never during another's timing."""
+        if ipc is None:
+            return V.write_inputs(prep, private_dir)
+        with self.gpus.shared(gpu):
+            return V.write_inputs(prep, private_dir, ipc)
 
     def _ipc_for(self, dev: str, gpu: int | None, job: dict):
         """A `cuda_ipc.Exported` when GPU tensors should travel by CUDA IPC for this candidate, else None.

@@ -96,7 +96,7 @@ def host_agrees(event_us: float, host_us: float | None, tolerance: float = 0.10,
 
 def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5, samples: int = 30,
                  flush_l2: bool = True, host_tolerance: float = 0.10, host_slack_us: float = 100.0,
-                 host_batch: int = 10, min_warmup_ms: float = 25.0) -> TimingResult:
+                 host_batch: int = 10, min_warmup_ms: float = 100.0) -> TimingResult:
     """Time ``fn(*args)`` on the current CUDA device (see the module docstring); no autograd. Warm-up runs
     at least ``warmup`` calls and at least ``min_warmup_ms`` of wall time (clocks ramp up from idle; at
     most 1,000 calls), so short kernels are not timed on a cold GPU."""
