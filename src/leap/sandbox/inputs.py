@@ -119,7 +119,7 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
     dev = _device(device)
     if dev.type == "cpu":
         with RNG_LOCK, torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+            torch.default_generator.manual_seed(seed)  # the CPU's only: torch.manual_seed would reseed CUDA too
             return get_inputs(module, small)
     n = torch.cuda.device_count() if dev.type == "cuda" else 0
     with RNG_LOCK, torch.random.fork_rng(devices=list(range(n)), device_type=dev.type):

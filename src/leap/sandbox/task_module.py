@@ -8,6 +8,7 @@ tasks, or two evaluations of one task, never share module state. `build_model` s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import threading
@@ -61,10 +62,19 @@ def _call(module: types.ModuleType, fn_name: str) -> list[Any]:
     return list(value)
 
 
+@contextlib.contextmanager
+def seeded(seed: int):
+    """torch's global generators seeded with ``seed`` inside, restored after (CPU, and CUDA once initialised):
+    the judge shares its process with the caller (a trainer samples from these generators)."""
+    cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    with RNG_LOCK, torch.random.fork_rng(devices=cuda):
+        torch.manual_seed(seed)
+        yield
+
+
 def init_inputs(module: types.ModuleType, seed: int) -> list[Any]:
     """``get_init_inputs()`` under ``seed``."""
-    with RNG_LOCK:
-        torch.manual_seed(seed)
+    with seeded(seed):
         return _call(module, "get_init_inputs")
 
 
@@ -79,8 +89,7 @@ def build_model(module: types.ModuleType, init_inputs: list[Any], seed: int,
                 device: str | torch.device = "cpu") -> torch.nn.Module:
     """``torch.manual_seed(seed)`` then ``Model(*init_inputs)``, moved to ``device`` (train mode, like the
     candidate, as KernelBench does)."""
-    with RNG_LOCK:
-        torch.manual_seed(seed)
+    with seeded(seed):
         try:
             model = module.Model(*init_inputs)
         except Exception as exc:  # noqa: BLE001
