@@ -109,3 +109,19 @@ def test_dcp_batch_hook_and_keep_solved():
     kept = run_episodes(Scripted(lambda k, i: code("GOOD")), tasks[:1], 2, rule_verifier,
                         EpisodeConfig(max_turns=2, keep_solved=True), continue_fn=lambda g: [True, False])
     assert [len(t.turns) for t in kept[0].trajectories] == [2, 1]
+
+
+def test_custom_prompt_fn_builds_every_turn_context():
+    tasks = [get_builtin("relu_fp32")]
+    pol = Scripted(lambda k, i: code("GOOD") if i == 0 and len(pol.seen) in (1, 4) else code("BAD"))
+
+    def prompt(task, turns):
+        last = f" after {turns[-1].verdict.feedback}" if turns else ""
+        return [{"role": "user", "content": f"{task.name} turn {len(turns) + 1}{last}"}]
+
+    groups = run_episodes(pol, tasks, 2, rule_verifier, EpisodeConfig(max_turns=3, prompt_fn=prompt))
+    assert [len(tr.turns) for tr in groups[0].trajectories] == [1, 3]
+    contexts = [m[0]["content"] for m in pol.seen]
+    assert contexts[:2] == ["relu_fp32 turn 1"] * 2
+    assert contexts[2].startswith("relu_fp32 turn 2 after mismatch in") and contexts[3].startswith("relu_fp32 turn 3")
+    assert groups[0].trajectories[1].turns[2].messages == pol.seen[3]

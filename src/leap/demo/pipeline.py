@@ -41,19 +41,22 @@ class DemoConfig:
     device: str = "cpu"
     variant: str = "leap"
     n_train: int = 300
-    n_rl_pool: int = 0  # >0: RL on that many further generated tasks; 0: RL on the SFT tasks
+    rl_pool: str = "sft"  # RL tasks: "sft" (the SFT tasks), "fresh" (n_rl_pool new tasks) or "mixed" (both)
+    n_rl_pool: int = 300  # fresh generated RL tasks, disjoint from the SFT and held-out tasks
     n_eval: int = 32
     max_len: int = 4
     n_repair: int = 60
-    eval_samples: int = 8
+    eval_samples: int = 16
     sft_steps: int = 400
     sft_batch: int = 16
     sft_lr: float = 3e-3
-    rl_steps: int = 10
+    rl_steps: int = 15
     tasks_per_step: int = 8
     group_size: int = 8
     max_turns: int = 3
-    rl_lr: float = 5e-4
+    rl_lr: float = 3e-4
+    rl_passes: int = 2  # optimisation passes over each step's rollout batch (PPO-clip keeps them close)
+    rl_minibatch: int = 32  # turn samples per optimizer step (0 = the whole step's batch, one update)
     temperature: float = 1.0
     max_new_tokens: int = 64
     model: TinyConfig = field(default_factory=TinyConfig)
@@ -176,7 +179,9 @@ def _trainer_config(cfg: DemoConfig, max_turns: int, dcp, reward, credit):
                                              sampling=SamplingConfig(temperature=cfg.temperature,
                                                                      max_new_tokens=cfg.max_new_tokens)),
                        dcp=dcp, reward=reward, credit=credit,
-                       optim=OptimConfig(lr=cfg.rl_lr, micro_batch_size=64), steps=cfg.rl_steps,
+                       optim=OptimConfig(lr=cfg.rl_lr, micro_batch_size=cfg.rl_minibatch or 64,
+                                         grad_accumulation=1 if cfg.rl_minibatch else 0,
+                                         passes_per_batch=cfg.rl_passes), steps=cfg.rl_steps,
                        seed=cfg.seed, device="cpu" if cfg.device == "cpu" else "cuda")
 
 
@@ -240,11 +245,20 @@ class Prepared:
     sft_loss: float
 
 
+def task_split(cfg: DemoConfig) -> tuple[list, list, list]:
+    """(SFT chains, RL chains, held-out candidates); held-out chains are disjoint from both others."""
+    if cfg.rl_pool not in ("sft", "fresh", "mixed"):
+        raise ValueError(f"rl_pool: expected sft, fresh or mixed, got {cfg.rl_pool!r}")
+    n_fresh = cfg.n_rl_pool if cfg.rl_pool != "sft" else 0
+    chains, held = split_chains(cfg.seed, cfg.n_train + n_fresh, cfg.n_eval + 8, cfg.max_len)
+    train, fresh = chains[:cfg.n_train], chains[cfg.n_train:]
+    return train, {"sft": train, "fresh": fresh, "mixed": train + fresh}[cfg.rl_pool], held
+
+
 def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str], None] = print) -> Prepared:
     """Tasks, verified SFT pairs (``sft.jsonl``), tokenizer, SFT, held-out eval of the SFT policy."""
     out.mkdir(parents=True, exist_ok=True)
-    chains, held = split_chains(cfg.seed, cfg.n_train + cfg.n_rl_pool, cfg.n_eval + 8, cfg.max_len)
-    train_chains, rl_chains = chains[:cfg.n_train], chains[cfg.n_train:] or chains[:cfg.n_train]
+    train_chains, rl_chains, held = task_split(cfg)
     held = solvable(held, verifier)[:cfg.n_eval]
     (out / "tasks").mkdir(exist_ok=True)
     for c in held[:3] + train_chains[-3:]:

@@ -69,6 +69,18 @@ def _fmt(xs: list[float]) -> str:
     return " / ".join(f"{x:.3f}" for x in xs)
 
 
+def _pool(cfg: dict, n: int) -> str:
+    kind = cfg.get("rl_pool", "sft")
+    what = {"sft": "the SFT tasks", "fresh": "fresh generated tasks, disjoint from the SFT tasks",
+            "mixed": "the SFT tasks plus fresh generated tasks"}.get(kind, kind)
+    return f"{what}: {n} tasks, none of them held out"
+
+
+def _se(sft: dict, rl: dict, n: int) -> float:
+    a, b = sft["acc_at_turn"][0], rl["acc_at_turn"][0]
+    return ((a * (1 - a) + b * (1 - b)) / max(1, n)) ** 0.5
+
+
 def write_report(summary: dict, out: str | Path) -> Path:
     """Write plots and ``report.md`` into ``out``; returns the report's path."""
     out = Path(out)
@@ -97,12 +109,12 @@ def write_report(summary: dict, out: str | Path) -> Path:
         "sandbox-verified (prompt, Triton solution) pairs, then post-trained with LEAP "
         "(tournament reward, Difficulty-Conditioned Pruning, turn credit, clipped policy loss) against the "
         "sandbox. Tasks: generated elementwise op chains (KernelBench format); "
-        f"{summary['train_tasks']} SFT tasks (RL draws its tasks from a pool of {summary.get('rl_tasks', 0)}), "
+        f"{summary['train_tasks']} SFT tasks (RL draws its tasks from {_pool(cfg, summary.get('rl_tasks', 0))}), "
         f"{sft['tasks']} held-out tasks (op chains disjoint from all training tasks), "
         f"{sft['samples_per_task']} samples per held-out task, up to {cfg['max_turns']} turns with "
         "sandbox feedback.", "",
         f"**Result: {verdict}: {sft['acc_at_turn'][0]:.3f} -> {rl['acc_at_turn'][0]:.3f} "
-        f"({d1:+.3f}, {n} samples each).**", "",
+        f"({d1:+.3f}, {n} samples each; binomial s.e. of the difference ≈ {_se(sft, rl, n):.3f}).**", "",
         "| held-out | Acc@turn 1 / 2 / 3 | tasks solved at turn 1 (any sample) |",
         "|---|---|---|",
         f"| after SFT | {_fmt(sft['acc_at_turn'])} | {sft['tasks_solved_turn1_any']}/{sft['tasks']} |",
@@ -113,7 +125,9 @@ def write_report(summary: dict, out: str | Path) -> Path:
         + "; after RL " + ", ".join(f"{k}: {v:.2f}" for k, v in rl["acc1_by_chain_length"].items()) + ".", "",
         "![Acc@turn](acc_at_turn.png)", "",
         "## RL", "",
-        f"{len(rows)} steps × {cfg['tasks_per_step']} tasks × G={cfg['group_size']} samples. "
+        f"{len(rows)} steps × {cfg['tasks_per_step']} tasks × G={cfg['group_size']} samples at temperature "
+        f"{cfg['temperature']}; AdamW lr {cfg['rl_lr']:g}, {cfg.get('rl_passes', 1)} pass(es) over each step's "
+        f"turn samples in minibatches of {cfg.get('rl_minibatch') or 'all'}. "
         f"DCP expanded {expanded}/{groups} groups ({(expanded / groups if groups else 0):.0%}); "
         f"sandbox evaluations spent {spent} vs {allx} if every group with a failure had been expanded "
         f"(saved {allx - spent}, {((allx - spent) / allx if allx else 0):.0%}; the counterfactual counts "

@@ -21,6 +21,7 @@ from leap.tasks.task import Task
 
 Verifier = Callable[[list[tuple[Task, str]]], list[Verdict]]
 ContinueFn = Callable[[Group], list[bool]]
+PromptFn = Callable[[Task, list[Turn]], list[dict]]  # (task, turns so far) -> the next turn's context
 BatchContinueFn = Callable[[list[Group]], list[list[bool]]]
 NO_CODE_FEEDBACK = ("No solution was found: the answer must end with the complete solution in one "
                     "```python block defining class ModelNew.")
@@ -63,6 +64,7 @@ class EpisodeConfig:
     params: SamplingParams = field(default_factory=SamplingParams)
     context_budget: int = DEFAULT_BUDGET
     keep_solved: bool = False  # continuing samples that are already correct keep optimising speed
+    prompt_fn: PromptFn | None = None  # a custom context builder (e.g. a tiny policy's compact prompt)
 
 
 @dataclass
@@ -119,7 +121,7 @@ def run_episodes(policy: Policy, tasks: Sequence[Task], samples: int | Sequence[
     ids = [list(range(samples))] * len(tasks) if isinstance(samples, int) else [list(s) for s in samples]
     if len(ids) != len(tasks):
         raise ValueError(f"samples: expected one list of sample indices per task ({len(tasks)}), got {len(ids)}")
-    task_msgs = [build_messages(t, cfg.backend) for t in tasks]
+    task_msgs = [cfg.prompt_fn(t, []) if cfg.prompt_fn else build_messages(t, cfg.backend) for t in tasks]
     groups = [Group(task=t.name, trajectories=[Trajectory(task=t.name, sample=s) for s in sids])
               for t, sids in zip(tasks, ids, strict=True)]
     jobs = [(tr, t, task_msgs[i]) for i, (t, g) in enumerate(zip(tasks, groups, strict=True))
@@ -140,7 +142,8 @@ def run_episodes(policy: Policy, tasks: Sequence[Task], samples: int | Sequence[
         going = [(tr, t, i) for tr, t, i in going if cfg.keep_solved or not tr.solved]
         if not going:
             break
-        jobs = [(tr, t, next_messages(task_msgs[i], tr.turns, budget=cfg.context_budget)) for tr, t, i in going]
+        jobs = [(tr, t, cfg.prompt_fn(t, tr.turns) if cfg.prompt_fn
+                 else next_messages(task_msgs[i], tr.turns, budget=cfg.context_budget)) for tr, t, i in going]
         _step(policy, verifier, jobs, cfg.params, stats)
         if on_turn:
             on_turn(turn, len(jobs))
