@@ -68,12 +68,12 @@ gpu0() {
   if wait_model 400; then
     if [ -f .sftdata/sft.jsonl ]; then  # cold start: LoRA SFT on sandbox-verified pairs, RL starts from it
       stage sft_qwen05 240 leap sft --config configs/qwen05b_h200.yaml --data .sftdata/sft.jsonl \
-        "model.path=$W/qwen05" sft.epochs=2 optim.lr=1e-4 optim.micro_batch_size=8 optim.grad_accumulation=2 \
+        "model.path=$W/qwen05" sft.epochs=1 optim.lr=5e-5 optim.micro_batch_size=8 optim.grad_accumulation=2 \
         optim.warmup_steps=2 "logging.dir=$W/out/sft_qwen05" "checkpoint.dir=$W/out/sft_qwen05/checkpoints" \
         checkpoint.every=0 logging.progress=false
       [ -f "$W/out/sft_qwen05/checkpoints/latest" ] && export EXTRA="model.init_from=$W/out/sft_qwen05/checkpoints"
     fi
-    export OUT="$W/out/train_qwen05" STEPS=10 LEG1_S=${LEG1_S:-300} LEG2_S=${LEG2_S:-540} TASKS=2 NEW_TOKENS=512
+    export OUT="$W/out/train_qwen05" STEPS=10 LEG1_S=${LEG1_S:-200} LEG2_S=${LEG2_S:-540} TASKS=2 NEW_TOKENS=1024
     stage train_qwen05 1000 bash scripts/train_qwen05b_h200.sh "$W/qwen05"
     unset OUT
   fi
