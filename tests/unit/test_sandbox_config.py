@@ -39,3 +39,10 @@ def test_worker_counts():
     assert SandboxConfig(workers=3).n_workers("cpu") == 3
     assert SandboxConfig().n_workers("cpu") >= 1 and SandboxConfig().n_compile_workers() >= 1
     assert SandboxConfig(gpus=[0, 1]).n_workers("cuda") == 4
+
+
+def test_drop_uid_reaches_the_childs_isolation_limits():
+    from leap.sandbox.scheduler import _limits
+
+    assert _limits(SandboxConfig(drop_uid=65534), "cpu")["drop_uid"] == 65534
+    assert _limits(SandboxConfig(), "cuda")["drop_uid"] is None

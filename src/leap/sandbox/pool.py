@@ -286,13 +286,20 @@ def _remove_stale_roots(base: Path) -> None:
 
 
 def _kill_group(proc) -> None:
-    """SIGKILL the child's whole process group (it called setsid, so its pgid is its pid)."""
+    """SIGKILL the child's whole process group (it called setsid, so its pgid is its pid), then everything
+    left in its cgroup: a process the candidate started in a new session escapes the group, not the cgroup."""
     pid = proc.pid
     if pid is None:
         return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        from leap.sandbox.cgroup_limits import kill_cgroup
+
+        kill_cgroup(pid)
+    except OSError:  # no cgroup (isolation off or unavailable): the process group was all
         pass
     try:
         proc.kill()

@@ -364,7 +364,7 @@ def _arch_list() -> str:
 
 def _limits(cfg: SandboxConfig, device: str) -> dict:
     gb = cfg.memory_limit_gb if device == "cpu" else cfg.gpu_host_memory_limit_gb
-    return {"memory_bytes": int(gb * (1 << 30)) if gb else None}
+    return {"memory_bytes": int(gb * (1 << 30)) if gb else None, "drop_uid": cfg.drop_uid}
 
 
 def _physical(gpu: int | None) -> str | None:
