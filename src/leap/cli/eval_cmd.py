@@ -27,7 +27,9 @@ def register(app: typer.Typer) -> None:
               device: str = typer.Option("auto", help="sandbox and hf policy device: auto, cpu, cuda"),
               tasks_per_batch: int = typer.Option(8, min=1, help="tasks generated together"),
               cache: str = typer.Option("static", help="hf backend decode path: static, graph or dynamic"),
-              limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)")) -> None:
+              limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)"),
+              checkpoint: str = typer.Option("", help="hf backend: a `leap sft` / `leap train` checkpoint (dir "
+                                             "or root) whose trained weights are applied to MODEL")) -> None:
         """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -54,7 +56,18 @@ def register(app: typer.Typer) -> None:
         elif backend == "hf":
             kwargs = {"device": device, "cache": cache}
         try:
-            policy = load_policy(backend, model, **kwargs)
+            source = model
+            if checkpoint:
+                if backend != "hf":
+                    fail("--checkpoint: only with --backend hf")
+                from leap.trainer.config import ConfigError
+                from leap.trainer.finetuned import load_finetuned
+
+                try:
+                    source = load_finetuned(model, checkpoint, device)
+                except (ConfigError, OSError) as exc:
+                    fail(f"--checkpoint {checkpoint}: {exc}")
+            policy = load_policy(backend, source, **kwargs)
         except PolicyError as exc:
             fail(str(exc))
         params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed)
