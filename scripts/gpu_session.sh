@@ -2,12 +2,12 @@
 # The project's whole GPU session on one lent 2-GPU machine (nvidia-h200-x2), held by calls made back to
 # back (it goes back ~30 s after a call). Work runs in background process sessions (setsid) under
 # /tmp/leap_gpu, outside the repository (which is re-copied on every call):
-#   GPU 1: sandbox GPU tests (CUDA IPC included) -> `leap eval` of Qwen2.5-Coder-0.5B-Instruct
-#          (builtin:eval, 4 samples, 3 turns) -> throughput pool vs naive + 5x repeat -> full corpus audit
-#          on CUDA -> remaining GPU tests
-#   GPU 0: generation bench + CUDA-graph decode test -> `leap train` with the 0.5B model (leg 1 stopped
-#          by SIGTERM, leg 2 resumed to step 10) -> timing repeatability -> torch.compile reference
-#          timings (4 shards compiling in parallel, timing one at a time under a lock)
+#   GPU 1: sandbox GPU tests (CUDA IPC, judge) -> throughput pool + 5x repeat -> `leap eval` of the
+#          SFT checkpoint (builtin:eval, 4 samples, 3 turns) -> remaining GPU tests
+#   GPU 0: CUDA-graph decode test -> cold-start `leap sft` of Qwen2.5-Coder-0.5B-Instruct on the carried
+#          verified pairs (.sftdata/sft.jsonl, from `leap tasks generate --with-solutions`) -> `leap train`
+#          from it (leg 1 stopped by SIGTERM, leg 2 resumed to step 10) -> `leap eval` of the RL checkpoint
+#   (FULL=1 adds what session 2 measured; see `full` below)
 # Calls (each one `run`; the GGUF travels as 8 pieces of 60 MiB, one per call, in .stage/):
 #   bash scripts/gpu_session.sh start     # carry .whl: set up, launch both chains (wheels + a piece > 64 MiB)
 #   bash scripts/gpu_session.sh piece     # carry .stage (next piece); the 8th assembles, checks, converts
@@ -37,33 +37,44 @@ wait_model() {  # wait up to $1 s for the converted model
   [ -f "$W/qwen05/.ready" ]
 }
 
+# FULL=1 also re-runs what session 2 (2026-11-30) measured: generation bench, base-model eval, naive
+# baseline, audit, timing repeatability, torch.compile reference timings.
+full() { [ "${FULL:-0}" = 1 ]; }
+
+eval_ckpt() {  # eval_ckpt NAME CHECKPOINT_ROOT SECONDS: the policy a run produced, on builtin:eval
+  stage "eval_$1" "$3" leap eval --model "$W/qwen05" --checkpoint "$2" --backend hf --cache static \
+    --tasks builtin:eval --samples 4 --turns 3 --tasks-per-batch 20 --device cuda --out "$W/out/eval_$1"
+}
+
 gpu1() {
   env_here; export CUDA_VISIBLE_DEVICES=1
-  stage gpu_sandbox_tests 240 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE \
-    tests/gpu/test_cuda_ipc_gpu.py tests/gpu/test_sandbox_gpu.py -k "not cupy and not rlimit and not inline"
-  if wait_model 240; then
-    local cache=dynamic
-    grep -q " passed" "$W/out/fastgen_test.log" 2>/dev/null && ! grep -q "failed" "$W/out/fastgen_test.log" && cache=graph
-    echo "eval decode path: $cache"
-    stage eval_qwen05 480 leap eval --model "$W/qwen05" --backend hf --cache "$cache" --tasks builtin:eval \
+  stage gpu_sandbox_tests 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE \
+    tests/gpu/test_cuda_ipc_gpu.py tests/gpu/test_sandbox_gpu.py tests/gpu/test_judge_gpu.py \
+    -k "not cupy and not rlimit"
+  if full && wait_model 240; then
+    stage eval_qwen05 480 leap eval --model "$W/qwen05" --backend hf --cache static --tasks builtin:eval \
       --samples 4 --turns 3 --tasks-per-batch 20 --device cuda --out "$W/out/eval_qwen05"
   fi
-  stage throughput_pool 150 python3 bench/sandbox_throughput.py --device cuda --mode pool --n 30 --n-inline 0 \
+  stage throughput_pool 150 python3 bench/sandbox_throughput.py --device cuda --mode pool --n 40 --n-inline 1 \
     --results "$W/out/throughput.json"
-  stage throughput_naive 170 python3 bench/sandbox_throughput.py --device cuda --mode naive --n 12 --n-inline 0 \
-    --results "$W/out/throughput.json"
-  stage throughput_repeat 120 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
+  full && stage throughput_naive 170 python3 bench/sandbox_throughput.py --device cuda --mode naive --n 12 \
+    --n-inline 0 --results "$W/out/throughput.json"
+  stage throughput_repeat 150 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
     --results "$W/out/throughput.json" --out "$W/out/SANDBOX_THROUGHPUT_GPU.md"
-  stage audit 330 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 --out "$W/out/AUDIT_GPU_FULL.md"
+  local t=0  # Acc@turn after SFT (the SFT checkpoint appears ~1 min after the model)
+  while [ ! -f "$W/out/sft_qwen05/checkpoints/latest" ] && [ "$t" -lt 300 ]; do sleep 5; t=$((t + 5)); done
+  [ -f "$W/out/sft_qwen05/checkpoints/latest" ] && eval_ckpt qwen05_sft "$W/out/sft_qwen05/checkpoints" 480
+  full && stage audit 330 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
+    --out "$W/out/AUDIT_GPU_FULL.md"
   stage gpu_other_tests 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE tests/gpu \
-    --ignore tests/gpu/test_sandbox_gpu.py --ignore tests/gpu/test_cuda_ipc_gpu.py \
+    --ignore tests/gpu/test_sandbox_gpu.py --ignore tests/gpu/test_cuda_ipc_gpu.py --ignore tests/gpu/test_judge_gpu.py \
     --ignore tests/gpu/test_fastgen_gpu.py --ignore tests/gpu/test_train_gpu.py
   touch "$W/out/gpu1.done"
 }
 
 gpu0() {
   env_here; export CUDA_VISIBLE_DEVICES=0
-  stage generation_bench 150 python3 bench/generation.py --out "$W/out/GENERATION_BENCH.md"
+  full && stage generation_bench 150 python3 bench/generation.py --out "$W/out/GENERATION_BENCH.md"
   stage fastgen_test 90 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 80 tests/gpu/test_fastgen_gpu.py
   if wait_model 400; then
     if [ -f .sftdata/sft.jsonl ]; then  # cold start: LoRA SFT on sandbox-verified pairs, RL starts from it
@@ -76,18 +87,19 @@ gpu0() {
     export OUT="$W/out/train_qwen05" STEPS=10 LEG1_S=${LEG1_S:-200} LEG2_S=${LEG2_S:-540} TASKS=2 NEW_TOKENS=1024
     stage train_qwen05 1000 bash scripts/train_qwen05b_h200.sh "$W/qwen05"
     unset OUT
+    [ -f "$W/out/train_qwen05/checkpoints/latest" ] && eval_ckpt qwen05_rl "$W/out/train_qwen05/checkpoints" 480
   fi
-  stage repeatability 90 python3 bench/timing_repeatability.py --json "$W/out/repeatability.json" \
-    --out "$W/out/TIMING_REPEATABILITY.md"
-  stage repeatability_100 90 python3 bench/timing_repeatability.py --samples 100 \
-    --json "$W/out/repeatability_100.json" --out "$W/out/TIMING_REPEATABILITY_100.md"
-  for i in 0 1 2 3; do
-    stage "ref_compile_$i" 500 python3 bench/reference_timings.py --device cuda --compile --shard "$i/4" \
-      --lock "$W/gpu0.lock" --json "$W/out/ref_compile_$i.json" --out "$W/out/ref_compile_$i.md" &
-  done
-  wait
-  python3 bench/reference_timings.py --merge "$W"/out/ref_compile_*.json --out "$W/out/REFERENCE_TIMINGS_COMPILE.md" \
-    > "$W/out/ref_merge.log" 2>&1
+  if full; then
+    stage repeatability 90 python3 bench/timing_repeatability.py --json "$W/out/repeatability.json" \
+      --out "$W/out/TIMING_REPEATABILITY.md"
+    for i in 0 1 2 3; do
+      stage "ref_compile_$i" 500 python3 bench/reference_timings.py --device cuda --compile --shard "$i/4" \
+        --lock "$W/gpu0.lock" --json "$W/out/ref_compile_$i.json" --out "$W/out/ref_compile_$i.md" &
+    done
+    wait
+    python3 bench/reference_timings.py --merge "$W"/out/ref_compile_*.json \
+      --out "$W/out/REFERENCE_TIMINGS_COMPILE.md" > "$W/out/ref_merge.log" 2>&1
+  fi
   touch "$W/out/gpu0.done"
 }
 
