@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leap.rollout.extract import extract_code, fenced_blocks, strip_reasoning
-from leap.rollout.prompts import BACKENDS, PromptError, build_messages, example_solution, feedback_message
+from leap.rollout.prompts import (
+    BACKENDS,
+    PromptError,
+    build_messages,
+    example_solution,
+    feedback_message,
+    shown_source,
+)
 from leap.tasks.suite import get_builtin
 
 CODE = "import torch\n\n\nclass ModelNew(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
@@ -19,7 +26,8 @@ def test_build_messages_shape(backend):
     msgs = build_messages(task, backend)
     assert [m["role"] for m in msgs] == ["system", "user"]
     user = msgs[1]["content"]
-    assert task.source.strip() in user
+    assert shown_source(task.source) in user
+    assert "LEAP_" not in user and "def get_inputs" in user and "class Model(" in user  # bookkeeping hidden
     assert example_solution(backend) in user
     assert "class ModelNew" in user and "relu_fp32" in user
     # The worked example is a different op than the task.
@@ -92,3 +100,12 @@ def test_extract_fuzz_finds_solution(before, after, tag, closed, think):
 def test_extract_never_crashes(text):
     out = extract_code(text)
     assert out is None or isinstance(out, str)
+
+
+def test_shown_source_drops_only_leap_bookkeeping():
+    src = ('"""Doc."""\n# leap-chain: {"ops": []}\nimport torch\n\nLEAP_TAGS = [\n    "a",\n]\nLEAP_SPLIT = "train"\n'
+           'SIZE = 4\n\n\nclass Model(torch.nn.Module):\n    LEAP_NOT_TOP = 1\n')
+    out = shown_source(src)
+    assert "leap-chain" not in out and "LEAP_TAGS" not in out and "LEAP_SPLIT" not in out and '"a"' not in out
+    assert "SIZE = 4" in out and "LEAP_NOT_TOP = 1" in out and out.startswith('"""Doc."""')
+    assert shown_source("def broken(:\n") == "def broken(:"

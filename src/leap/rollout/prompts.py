@@ -8,6 +8,8 @@ function builds the SFT prompts, so training and rollouts see one format.
 
 from __future__ import annotations
 
+import ast
+
 from leap.tasks.task import Task
 
 BACKENDS: tuple[str, ...] = ("triton", "cuda_inline", "cuda_nvrtc")
@@ -187,6 +189,27 @@ def _allowed(task: Task) -> str:
             "Fuse the rest into your own kernels.")
 
 
+def shown_source(source: str) -> str:
+    """The task as the policy sees it: LEAP's own bookkeeping (``# leap-…`` comment lines and top-level
+    ``LEAP_*`` assignments: split, tags, difficulty, the generator's chain) removed; the rest verbatim."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source.rstrip()
+    drop: set[int] = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id.startswith("LEAP_") for t in targets):
+            drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    lines = [ln for i, ln in enumerate(source.splitlines(), 1)
+             if i not in drop and not ln.lstrip().startswith("# leap-")]
+    text = "\n".join(lines)
+    while "\n\n\n\n" in text:  # no holes where the metadata was
+        text = text.replace("\n\n\n\n", "\n\n\n")
+    return text.strip()
+
+
 def user_prompt(task: Task, backend: str = "triton") -> str:
     """The turn-1 user message: rules, the worked example, then the task."""
     _check(backend)
@@ -199,7 +222,7 @@ def user_prompt(task: Task, backend: str = "triton") -> str:
         "The example computes a different operation: do not copy it. Your kernel must compute exactly "
         "what the task's `Model.forward` below computes.\n\n"
         f"Now write `ModelNew` for this model (task `{task.name}`):{_allowed(task)}\n"
-        f"```python\n{task.source.rstrip()}\n```\n"
+        f"```python\n{shown_source(task.source)}\n```\n"
         "Answer with a short plan, then the complete solution in one ```python block."
     )
 
