@@ -8,8 +8,12 @@
 #          verified pairs (.sftdata/sft.jsonl, from `leap tasks generate --with-solutions`) -> `leap train`
 #          from it (leg 1 stopped by SIGTERM, leg 2 resumed to step 10) -> `leap eval` of the RL checkpoint
 #   (FULL=1 adds what session 2 measured; see `full` below)
+# Before: build the SFT pairs here (CPU, ~4 min) into .sftdata/ (listed in .git/info/exclude):
+#   TRITON_INTERPRET=1 leap tasks generate --n 240 --seed 7 --out /tmp/sftgen --with-solutions
+#   mkdir -p .sftdata && cp /tmp/sftgen/sft.jsonl .sftdata/
+# and split the GGUF (`leap models fetch` verifies its sha256) into 8 pieces: split -d -a 1 -b 60M qwen.gguf piece.
 # Calls (each one `run`; the GGUF travels as 8 pieces of 60 MiB, one per call, in .stage/):
-#   bash scripts/gpu_session.sh start     # carry .whl: set up, launch both chains (wheels + a piece > 64 MiB)
+#   bash scripts/gpu_session.sh start     # carry .whl and .sftdata: set up, launch both chains
 #   bash scripts/gpu_session.sh piece     # carry .stage (next piece); the 8th assembles, checks, converts
 #   bash scripts/gpu_session.sh wait 540  # keep the machine busy; progress; results packed into $OUT
 set -u
