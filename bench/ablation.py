@@ -69,8 +69,16 @@ def sft_sweep(args) -> list[dict]:
 
     from leap.demo.episodes import Verifier
     from leap.demo.family import split_chains
-    from leap.demo.pipeline import DemoConfig, build_sft_data, evaluate, solvable
-    from leap.demo.policy import TinyPolicy, build_model, sft_step, train_tokenizer
+    from leap.demo.pipeline import (
+        DemoConfig,
+        build_sft_data,
+        evaluate,
+        policy_model,
+        sft_examples,
+        sft_update,
+        solvable,
+    )
+    from leap.demo.policy import TinyPolicy, build_model, train_tokenizer
     from leap.sandbox import Sandbox
 
     torch.set_num_threads(args.threads)
@@ -86,13 +94,13 @@ def sft_sweep(args) -> list[dict]:
             torch.manual_seed(seed)
             tok = train_tokenizer([r["prompt"] + r["answer"] for r in rows], cfg.model.vocab_size)
             policy = TinyPolicy(tok, build_model(cfg.model, tok.get_vocab_size(), seed), cfg.device)
-            data = [(policy.encode(r["prompt"]), policy.encode(r["answer"]) + [1]) for r in rows]
+            data, pm = sft_examples(policy, rows), policy_model(policy)
             opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
             rng = random.Random(seed + 2)
             step = 0
             for b in budgets:
                 while step < b:
-                    sft_step(policy, rng.sample(data, cfg.sft_batch), opt)
+                    sft_update(pm, rng.sample(data, cfg.sft_batch), opt, cfg.device)
                     step += 1
                 ev = evaluate(policy, held, verifier, cfg, f"seed {seed}, {b} SFT steps", print)
                 out.append({"seed": seed, "sft_steps": b, **ev})

@@ -4,9 +4,11 @@ from scratch, LEAP RL through the trainer's update, report with plots."""
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import pytest
+import torch
 from typer.testing import CliRunner
 
 from leap.cli.main import app
@@ -31,6 +33,13 @@ def test_quick_demo_writes_report(tmp_path):
     for r in rows:
         assert r["evals_spent"] <= r["evals_all_expanded"]
         assert 0 <= r["groups_expanded"] <= r["groups"]
+        assert r["train_samples"] >= r["groups"] * summary["config"]["group_size"]  # every turn-1 sample trains
+        assert r["loss"] is not None and math.isfinite(r["loss"])
+    # the RL update moved the weights (the saved RL policy differs from the SFT policy)
+    from safetensors.torch import load_file
+
+    w_sft, w_rl = (load_file(str(out / d / "model.safetensors")) for d in ("policy_sft", "policy_rl"))
+    assert any(not torch.equal(w_sft[k], w_rl[k]) for k in w_sft)
     for name in ("report.md", "acc_at_turn.png", "reward.png", "dcp.png", "sft.jsonl"):
         assert (out / name).stat().st_size > 0
     # every SFT pair was verified by the sandbox
@@ -64,6 +73,20 @@ def test_family_split_is_disjoint_and_templates_verify():
     assert all(v.correct for v in verdicts.values()), [v.feedback for v in verdicts.values()]
     wrong = dict(verify_many([(make_task(chains[0]), solution(chains[1]))], device="cpu"))
     assert not wrong[0].correct
+
+
+def test_rl_pools_never_touch_held_out_tasks():
+    from leap.demo.pipeline import DemoConfig, task_split
+
+    base = task_split(DemoConfig(seed=5, n_train=80, n_rl_pool=40))
+    for pool in ("sft", "fresh", "mixed"):
+        train, rl, held = task_split(DemoConfig(seed=5, n_train=80, n_rl_pool=40, rl_pool=pool))
+        assert not set(held) & (set(train) | set(rl))
+        assert train == base[0] and held == base[2]  # the pool choice changes neither SFT nor held-out tasks
+    _, fresh, _ = task_split(DemoConfig(seed=5, n_train=80, n_rl_pool=40, rl_pool="fresh"))
+    assert len(fresh) == 40 and not set(fresh) & set(train)
+    with pytest.raises(ValueError, match="rl_pool"):
+        task_split(DemoConfig(rl_pool="held"))
 
 
 def test_tiny_tokenizer_roundtrip_and_prompts():

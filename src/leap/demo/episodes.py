@@ -1,9 +1,6 @@
-"""Multi-turn episodes of the tiny policy: sample, verify in the sandbox, let DCP pick the groups that
-earn feedback turns, and give failing samples of those groups further turns.
-
-TEMPORARY: this is the demo's own small episode runner for the compact prompt format of the tiny policy;
-it will be replaced by the rollout package's runner once that accepts a custom prompt builder.
-The DCP decisions and statistics come from `leap.algorithms.dcp`.
+"""Multi-turn episodes of the tiny policy through the rollout package's runner
+(`leap.rollout.episode.run_episodes`): the demo supplies its compact prompt (``prompt_fn``), a policy
+adapter over `TinyPolicy`, a verdict-caching sandbox verifier, and DCP through ``dcp_continue``.
 """
 
 from __future__ import annotations
@@ -13,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from leap.algorithms.config import DCPConfig
-from leap.algorithms.dcp import dcp_decide, needs_turn
-from leap.demo.policy import TinyPolicy, build_prompt, extract_code
-from leap.rollout.records import Group, Trajectory, Turn
+from leap.demo.policy import TinyPolicy, build_prompt
+from leap.rollout.episode import EpisodeConfig, dcp_continue, run_episodes
+from leap.rollout.policies.base import Generation, SamplingParams
+from leap.rollout.records import Group, Turn
 from leap.sandbox.verdict import Verdict
 from leap.tasks.task import Task
 
@@ -70,50 +68,40 @@ class Verifier:
         return out  # type: ignore[return-value]
 
 
-def _turns(policy: TinyPolicy, prompts: list[str], index: int, temperature: float, max_new_tokens: int,
-           spend: Spend) -> list[Turn]:
-    t0 = time.perf_counter()
-    gens = policy.generate(prompts, temperature=temperature, max_new_tokens=max_new_tokens)
-    spend.generate_s += time.perf_counter() - t0
-    turns = []
-    for prompt, (pids, cids, text) in zip(prompts, gens, strict=True):
-        turns.append(Turn(index=index, messages=[{"role": "user", "content": prompt}], completion=text,
-                          code=extract_code(text), verdict=Verdict(status="format_error"),
-                          prompt_tokens=len(pids), completion_tokens=len(cids),
-                          prompt_ids=pids, completion_ids=cids))
-    return turns
+class CompactPolicy:
+    """`leap.rollout` policy over a `TinyPolicy`: the context's last user message is the raw prompt text."""
+
+    name = "tiny-demo"
+
+    def __init__(self, policy: TinyPolicy, spend: Spend):
+        self.policy, self.spend = policy, spend
+
+    def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[Generation]:
+        t0 = time.perf_counter()
+        gens = self.policy.generate([m[-1]["content"] for m in prompts], temperature=params.temperature,
+                                    max_new_tokens=params.max_new_tokens)
+        self.spend.generate_s += time.perf_counter() - t0
+        return [Generation(text=text, prompt_ids=pids, completion_ids=cids, prompt_tokens=len(pids),
+                           completion_tokens=len(cids)) for pids, cids, text in gens]
+
+
+def compact_prompt_fn(specs: dict[str, str]):
+    """``prompt_fn`` for the runner: the task's op lines, plus the last answer and its feedback."""
+    def prompt(task: Task, turns: list[Turn]) -> list[dict]:
+        history = [(t.code or t.completion, t.verdict.feedback) for t in turns]
+        return [{"role": "user", "content": build_prompt(specs[task.name], history)}]
+    return prompt
 
 
 def run_groups(policy: TinyPolicy, tasks: Sequence[Task], specs: Sequence[str], verifier: Verifier, *,
                group_size: int, max_turns: int, dcp: DCPConfig, temperature: float = 1.0,
                max_new_tokens: int = 64) -> list[Group]:
     """Sample a group of ``group_size`` trajectories per task; DCP decides which groups get more turns."""
-    spend = verifier.spend
-    prompts = [build_prompt(spec) for spec in specs for _ in range(group_size)]
-    first = _turns(policy, prompts, 0, temperature, max_new_tokens, spend)
-    flat_tasks = [t for t in tasks for _ in range(group_size)]
-    for turn, v in zip(first, verifier.verify([(t, tr.code) for t, tr in zip(flat_tasks, first, strict=False)]), strict=True):
-        turn.verdict = v
-    groups = []
-    for gi, task in enumerate(tasks):
-        trajs = [Trajectory(task=task.name, sample=s, turns=[first[gi * group_size + s]])
-                 for s in range(group_size)]
-        groups.append(Group(task=task.name, trajectories=trajs))
-    for g, e in zip(groups, dcp_decide(groups, max_turns, dcp), strict=True):
-        g.expanded = e
-    for index in range(1, max_turns):
-        live = [(gi, tr) for gi, g in enumerate(groups) if g.expanded for tr in g.trajectories
-                if needs_turn(tr, max_turns, dcp)]
-        if not live:
-            break
-        prompts = [build_prompt(specs[gi], [(t.code or t.completion, t.verdict.feedback) for t in tr.turns])
-                   for gi, tr in live]
-        new = _turns(policy, prompts, index, temperature, max_new_tokens, spend)
-        verdicts = verifier.verify([(tasks[gi], t.code) for (gi, _), t in zip(live, new, strict=True)])
-        for (_, tr), turn, v in zip(live, new, verdicts, strict=True):
-            turn.verdict = v
-            tr.turns.append(turn)
-    return groups
+    cfg = EpisodeConfig(max_turns=max_turns, prompt_fn=compact_prompt_fn(
+        {t.name: s for t, s in zip(tasks, specs, strict=True)}),
+        params=SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature))
+    return run_episodes(CompactPolicy(policy, verifier.spend), tasks, group_size, verifier.verify, cfg,
+                        continue_batch=dcp_continue(max_turns, dcp))
 
 
 def acc_at_turns(groups: Sequence[Group], max_turns: int) -> list[float]:

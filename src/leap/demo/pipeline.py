@@ -21,12 +21,13 @@ from leap.algorithms.dcp import DCPStats, dcp_step_stats
 from leap.demo.episodes import Verifier, acc_at_turns, run_groups
 from leap.demo.family import compact_spec, make_task, perturb, solution, split_chains
 from leap.demo.policy import (
+    EOS,
+    PAD,
     TinyConfig,
     TinyPolicy,
     build_model,
     build_prompt,
     format_answer,
-    sft_step,
     train_tokenizer,
 )
 
@@ -123,14 +124,42 @@ def build_sft_data(cfg: DemoConfig, train_chains, verifier: Verifier, log: Calla
     return rows
 
 
+def sft_examples(policy: TinyPolicy, rows) -> list:
+    """The trainer's `SFTExample`s (prompt ids, answer ids + EOS) from the verified pairs."""
+    from leap.trainer.sft import SFTExample
+
+    return [SFTExample(policy.encode(r["prompt"]), policy.encode(r["answer"]) + [EOS]) for r in rows]
+
+
+def sft_update(pm, batch: list, opt: torch.optim.Optimizer, device: str) -> float:
+    """One supervised step through `leap.trainer.sft.sft_step` (answer-token NLL), clipped at norm 1."""
+    from leap.trainer.optim import clip_grad
+    from leap.trainer.sft import sft_step
+
+    pm.model.train()
+    opt.zero_grad(set_to_none=True)
+    loss, _ = sft_step(pm, batch, len(batch), device)
+    clip_grad(pm.trainable_parameters(), 1.0)
+    opt.step()
+    return loss
+
+
+def policy_model(policy: TinyPolicy):
+    """The trainer's `PolicyModel` view of the tiny policy (full fine-tuning, pad id 0)."""
+    from leap.trainer.model import PolicyModel
+
+    return PolicyModel(model=policy.model, tokenizer=SimpleNamespace(pad_token_id=PAD), lora=False)
+
+
 def train_sft(policy: TinyPolicy, rows, cfg: DemoConfig, log: Callable[[str], None]) -> list[float]:
-    data = [(policy.encode(r["prompt"]), policy.encode(r["answer"]) + [1]) for r in rows]
+    data = sft_examples(policy, rows)
+    pm = policy_model(policy)
     opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
     rng = random.Random(cfg.seed + 2)
     losses = []
     t0 = time.perf_counter()
     for step in range(1, cfg.sft_steps + 1):
-        losses.append(sft_step(policy, rng.sample(data, min(cfg.sft_batch, len(data))), opt))
+        losses.append(sft_update(pm, rng.sample(data, min(cfg.sft_batch, len(data))), opt, cfg.device))
         if step % 100 == 0 or step == cfg.sft_steps:
             log(f"SFT step {step}/{cfg.sft_steps} loss {sum(losses[-50:]) / len(losses[-50:]):.4f} "
                 f"({time.perf_counter() - t0:.0f}s)")
@@ -188,13 +217,12 @@ def _trainer_config(cfg: DemoConfig, max_turns: int, dcp, reward, credit):
 def train_rl(policy: TinyPolicy, rl_chains, verifier: Verifier, cfg: DemoConfig,
              log: Callable[[str], None]) -> list[dict]:
     """LEAP RL (or an ablation variant): rollouts with DCP, then the trainer's update on the groups."""
-    from leap.trainer.model import PolicyModel
     from leap.trainer.optim import build_optimizer, build_scheduler
     from leap.trainer.step import train_on_groups
 
     max_turns, dcp, reward, credit = variant_settings(cfg.variant, cfg.max_turns)
     tcfg = _trainer_config(cfg, max_turns, dcp, reward, credit)
-    pm = PolicyModel(model=policy.model, tokenizer=SimpleNamespace(pad_token_id=0), lora=False)
+    pm = policy_model(policy)
     opt = build_optimizer(pm.trainable_parameters(), tcfg.optim)
     sched = build_scheduler(opt, tcfg.optim, cfg.rl_steps)
     rng = random.Random(cfg.seed + 3)

@@ -134,30 +134,6 @@ class TinyPolicy:
                 out.append((e, comp, self.decode(comp)))
         return out
 
-    # ---- scoring
-    def token_logprobs(self, pairs: list[tuple[list[int], list[int]]]) -> tuple[torch.Tensor, torch.Tensor]:
-        """Log-probs of each completion token (right-padded [N, Lc]) and the completion mask."""
-        width = max(len(p) + len(c) for p, c in pairs)
-        lc = max(len(c) for _, c in pairs)
-        ids = torch.full((len(pairs), width), PAD, dtype=torch.long)
-        att = torch.zeros_like(ids)
-        for i, (p, c) in enumerate(pairs):
-            seq = p + c
-            ids[i, :len(seq)] = torch.tensor(seq)
-            att[i, :len(seq)] = 1
-        logits = self.model(input_ids=ids.to(self.device), attention_mask=att.to(self.device)).logits
-        logp = torch.log_softmax(logits.float(), dim=-1)
-        out = torch.zeros(len(pairs), lc, device=logits.device)
-        mask = torch.zeros(len(pairs), lc, device=logits.device)
-        for i, (p, c) in enumerate(pairs):
-            if not c:
-                continue
-            pos = torch.arange(len(p) - 1, len(p) + len(c) - 1, device=logits.device)
-            tgt = torch.tensor(c, device=logits.device)
-            out[i, :len(c)] = logp[i, pos, tgt]
-            mask[i, :len(c)] = 1
-        return out, mask
-
     # ---- persistence
     def save(self, path: str | Path) -> None:
         path = Path(path)
@@ -175,18 +151,6 @@ class TinyPolicy:
 
     def state_copy(self) -> dict:
         return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-
-
-def sft_step(policy: TinyPolicy, batch: list[tuple[list[int], list[int]]], opt: torch.optim.Optimizer) -> float:
-    """One supervised step (loss on answer tokens only)."""
-    policy.model.train()
-    logp, mask = policy.token_logprobs(batch)
-    loss = -(logp * mask).sum() / mask.sum().clamp_min(1)
-    opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(policy.model.parameters(), 1.0)
-    opt.step()
-    return float(loss.detach())
 
 
 def dump_json(path: Path, obj) -> None:
