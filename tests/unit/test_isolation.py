@@ -275,3 +275,30 @@ def test_cgroup_memory_cap_and_kill_all():
     while cgroup_pids(pid) and time.time() < deadline:
         time.sleep(0.05)
     assert cgroup_pids(pid) == []
+
+
+@needs_root
+def test_kept_dirs_under_tmp_are_bound_back(private_dir):
+    """A venv or checkout under /tmp stays importable (read-only), a build cache there stays writable, and
+    everything else under /tmp is hidden."""
+    ro, rw, hidden = (tempfile.mkdtemp(prefix=f"leap-iso-{k}-", dir="/tmp") for k in ("ro", "rw", "hidden"))
+    for d in (ro, rw, hidden):
+        Path(d, "f.txt").write_text(d)
+
+    def probe():
+        out = {"ro_read": Path(ro, "f.txt").read_text() == ro, "hidden": os.path.exists(Path(hidden, "f.txt"))}
+        for name, d in (("ro_write", ro), ("rw_write", rw)):
+            try:
+                Path(d, "new.txt").write_text("x")
+                out[name] = "ok"
+            except OSError as exc:
+                out[name] = exc.__class__.__name__
+        return out
+
+    try:
+        out = run_isolated(probe, IsolationLimits(network=False, keep_ro_paths=(ro,), keep_paths=(rw,)), private_dir)
+    finally:
+        for d in (ro, rw, hidden):
+            subprocess.run(["rm", "-rf", d], check=False)
+    assert out["layers"]["mounts"] == "ok"
+    assert out["result"] == {"ro_read": True, "hidden": False, "ro_write": "OSError", "rw_write": "ok"}

@@ -138,37 +138,31 @@ def _isolate(job: dict, private_dir: str) -> dict:
     except ImportError:
         return {"isolation": "fallback: leap.sandbox.isolation not available"}
     kw = {k: v for k, v in (job.get("limits") or {}).items() if k in ("memory_bytes", "drop_uid", "network")}
-    paths = [p for p in job.get("keep_paths") or [] if os.path.isdir(p)]
-    if "keep_paths" in getattr(isolation.IsolationLimits, "__dataclass_fields__", {}):
-        kw["keep_paths"], paths = tuple(paths), []  # the isolation layer binds them back itself
+    # shared caches (e.g. the extension build cache) and the Python environment itself (a venv or checkout
+    # under /tmp) would be hidden by the private tmp mounts: the isolation layer binds them back
+    kw["keep_paths"] = tuple(p for p in job.get("keep_paths") or [] if os.path.isdir(p))
+    kw["keep_ro_paths"] = tuple(_masked_env_paths(private_dir))
     limits = isolation.IsolationLimits.for_device(job.get("device") or "cpu", **kw)
-    keep = []
-    for p in paths:  # shared caches (e.g. the extension build cache) hidden by private tmp mounts
-        try:
-            keep.append((p, os.open(p, os.O_RDONLY | os.O_DIRECTORY)))
-        except OSError:
-            pass
-    report = isolation.enter_isolation(private_dir, limits)
-    layers = dict(report.layers)
-    for p, fd in keep:
-        try:
-            if not (os.path.isdir(p) and os.path.samestat(os.stat(p), os.fstat(fd))):
-                _bind_back(fd, p)  # the private tmp mounts hid it: bind the original back
-        except OSError as exc:
-            layers[f"keep:{p}"] = f"fallback: {exc}"
-        finally:
-            os.close(fd)
-    return layers
+    return dict(isolation.enter_isolation(private_dir, limits).layers)
 
 
-def _bind_back(fd: int, path: str) -> None:
-    import ctypes
+MASKED = ("/tmp", "/var/tmp", "/dev/shm")  # the isolation mounts a private tmpfs over each
 
-    os.makedirs(path, exist_ok=True)
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, 0x1000, None) != 0:  # MS_BIND
-        err = ctypes.get_errno()
-        raise OSError(err, f"bind {path}: {os.strerror(err)}")
+
+def _masked_env_paths(private_dir: str) -> list[str]:
+    """Directories this interpreter imports from (prefix, sys.path, LEAP's own source) that lie under a
+    masked dir, outermost only; none that holds the private dir (it has its own mount)."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    found = set()
+    for p in {sys.prefix, sys.exec_prefix, sys.base_prefix, here, *sys.path}:
+        if not p:
+            continue
+        real = os.path.realpath(p)
+        if any(real.startswith(m + "/") for m in MASKED) and os.path.isdir(real):
+            found.add(real)
+    priv = os.path.realpath(private_dir)
+    outer = [p for p in found if not any(p.startswith(q + "/") for q in found if q != p)]
+    return sorted(p for p in outer if not (priv == p or priv.startswith(p + "/")))
 
 
 def ext_hash(kwargs: dict) -> str:

@@ -40,6 +40,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MS_REC, MS_PRIVATE, MS_BIND = 0x4000, 0x40000, 0x1000
+MS_REMOUNT, MS_RDONLY = 0x20, 0x1
 PR_SET_NO_NEW_PRIVS = 38
 GiB = 1 << 30
 
@@ -70,6 +71,8 @@ class IsolationLimits:
     tmpfs_bytes: int = 1 * GiB
     drop_uid: int | None = None  # e.g. 65534 ("nobody"); None keeps the current user
     drop_gid: int | None = None  # defaults to drop_uid
+    keep_paths: tuple[str, ...] = ()  # dirs under /tmp, /var/tmp, /dev/shm bound back writable (e.g. a build cache)
+    keep_ro_paths: tuple[str, ...] = ()  # ... bound back read-only (the Python environment, if it lives there)
     env_keep: tuple[str, ...] = ()
     wipe_initial_environ: bool = True
 
@@ -196,20 +199,29 @@ def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: s
 def _private_tmp(priv: Path, limits: IsolationLimits) -> str:
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    masked = [d for d in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(d)]
     fd = os.open(priv, os.O_RDONLY | os.O_DIRECTORY)
+    keep = []  # opened in the new namespace, before the tmpfs hides them: bind sources must be mounts of it
+    for path, ro in sorted([*((p, True) for p in limits.keep_ro_paths), *((p, False) for p in limits.keep_paths)],
+                           key=lambda x: x[0].count("/")):
+        if any(path.startswith(d + "/") for d in masked) and os.path.isdir(path):
+            keep.append((path, ro, os.open(path, os.O_RDONLY | os.O_DIRECTORY)))
     try:
-        done = []
-        for d in ("/tmp", "/var/tmp", "/dev/shm"):
-            if not os.path.isdir(d):
-                continue
+        for d in masked:
             _mount("tmpfs", d, "tmpfs", 0, f"size={limits.tmpfs_bytes},mode=1777")
-            done.append(d)
             if str(priv) == d or str(priv).startswith(d + "/"):  # keep the private dir reachable
                 os.makedirs(priv, exist_ok=True)
                 _mount(f"/proc/self/fd/{fd}", str(priv), None, MS_BIND)
+        for path, ro, kfd in keep:
+            os.makedirs(path, exist_ok=True)
+            _mount(f"/proc/self/fd/{kfd}", path, None, MS_BIND)
+            if ro:
+                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
     finally:
         os.close(fd)
-    return "ok" if done else "fallback: no tmp dirs to cover"
+        for _, _, kfd in keep:
+            os.close(kfd)
+    return "ok" if masked else "fallback: no tmp dirs to cover"
 
 
 # --- limits, cwd, uid -------------------------------------------------------------------------------
