@@ -9,6 +9,7 @@ function builds the SFT prompts, so training and rollouts see one format.
 from __future__ import annotations
 
 import ast
+import re
 
 from leap.tasks.task import Task
 
@@ -204,10 +205,7 @@ def shown_source(source: str) -> str:
             drop.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     lines = [ln for i, ln in enumerate(source.splitlines(), 1)
              if i not in drop and not ln.lstrip().startswith("# leap-")]
-    text = "\n".join(lines)
-    while "\n\n\n\n" in text:  # no holes where the metadata was
-        text = text.replace("\n\n\n\n", "\n\n\n")
-    return text.strip()
+    return re.sub(r"\n{4,}", "\n\n\n", "\n".join(lines)).strip()  # no holes where the metadata was
 
 
 def user_prompt(task: Task, backend: str = "triton") -> str:

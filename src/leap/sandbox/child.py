@@ -146,19 +146,18 @@ def _isolate(job: dict, private_dir: str) -> dict:
     return dict(isolation.enter_isolation(private_dir, limits).layers)
 
 
-MASKED = ("/tmp", "/var/tmp", "/dev/shm")  # the isolation mounts a private tmpfs over each
-
-
 def _masked_env_paths(private_dir: str) -> list[str]:
     """Directories this interpreter imports from (prefix, sys.path, LEAP's own source) that lie under a
     masked dir, outermost only; none that holds the private dir (it has its own mount)."""
+    from leap.sandbox.isolation import MASKED_DIRS
+
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     found = set()
     for p in {sys.prefix, sys.exec_prefix, sys.base_prefix, here, *sys.path}:
         if not p:
             continue
         real = os.path.realpath(p)
-        if any(real.startswith(m + "/") for m in MASKED) and os.path.isdir(real):
+        if any(real.startswith(m + "/") for m in MASKED_DIRS) and os.path.isdir(real):
             found.add(real)
     priv = os.path.realpath(private_dir)
     outer = [p for p in found if not any(p.startswith(q + "/") for q in found if q != p)]

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.task_module import RNG_LOCK, TaskModuleError, get_inputs
+from leap.sandbox.task_module import RNG_LOCK, TaskModuleError, get_inputs, seeded
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
@@ -118,8 +118,7 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
     `leap.sandbox.task_module.RNG_LOCK` (judge threads seed the global generator one at a time)."""
     dev = _device(device)
     if dev.type == "cpu":
-        with RNG_LOCK, torch.random.fork_rng(devices=[]):
-            torch.default_generator.manual_seed(seed)  # the CPU's only: torch.manual_seed would reseed CUDA too
+        with seeded(seed):
             return get_inputs(module, small)
     n = torch.cuda.device_count() if dev.type == "cuda" else 0
     with RNG_LOCK, torch.random.fork_rng(devices=list(range(n)), device_type=dev.type):

@@ -41,6 +41,7 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MS_REC, MS_PRIVATE, MS_BIND = 0x4000, 0x40000, 0x1000
 MS_REMOUNT, MS_RDONLY = 0x20, 0x1
+MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # each gets a private tmpfs (layer `mounts`)
 PR_SET_NO_NEW_PRIVS = 38
 GiB = 1 << 30
 
@@ -199,7 +200,7 @@ def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: s
 def _private_tmp(priv: Path, limits: IsolationLimits) -> str:
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    masked = [d for d in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(d)]
+    masked = [d for d in MASKED_DIRS if os.path.isdir(d)]
     fd = os.open(priv, os.O_RDONLY | os.O_DIRECTORY)
     keep = []  # opened in the new namespace, before the tmpfs hides them: bind sources must be mounts of it
     for path, ro in sorted([*((p, True) for p in limits.keep_ro_paths), *((p, False) for p in limits.keep_paths)],

@@ -25,6 +25,8 @@ from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
 from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
+from leap.sandbox.cgroup_limits import kill_cgroup
+
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]  # + config.preload_extra (e.g. cupy)
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
@@ -296,8 +298,6 @@ def _kill_group(proc) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        from leap.sandbox.cgroup_limits import kill_cgroup
-
         kill_cgroup(pid)
     except OSError:  # no cgroup (isolation off or unavailable): the process group was all
         pass

@@ -264,26 +264,26 @@ class Scheduler:
         if not cuda_ipc.available():
             return False
         device = f"cuda:{gpu or 0}"
-        exp, received = cuda_ipc.Exported(), {}
+        exp, received, err = cuda_ipc.Exported(), {}, ""
+        ex = self._executor_for("cuda")
         try:
             x = torch.arange(4096, dtype=torch.float32, device=device) * 3
             probe = {"type": "ipc_probe", "device": "cuda", "gpu_visible": job.get("gpu_visible"),
                      "isolation": job.get("isolation"), "limits": job.get("limits"), "record": exp.export(x)}
-            out = self._executor_for("cuda").run(
-                probe, 60.0, on_message=lambda m: _receive(m, device, received) if m.get("type") == "tensors" else None)
-            self._executor_for("cuda").release_dir(out.private_dir)
+            out = ex.run(probe, 60.0,
+                         on_message=lambda m: _receive(m, device, received) if m.get("type") == "tensors" else None)
+            ex.release_dir(out.private_dir)
             got = received.get("probe")
             ok = bool(out.result and out.result.get("ok") and got is not None and torch.equal(got, x * 2))
+            err = (out.result or {}).get("error") or ""
         except Exception as exc:  # noqa: BLE001 - any failure: files
-            ok, out = False, None
-            self.ipc_note = f"{type(exc).__name__}: {exc}"
+            ok, err = False, f"{type(exc).__name__}: {exc}"
         finally:
             exp.free()
         if not ok:
-            err = ((out.result or {}).get("error") if out is not None else None) or getattr(self, "ipc_note", "")
-            self.ipc_note = f"CUDA IPC probe failed, trial tensors travel as files: {err}"
             import warnings
 
+            self.ipc_note = f"CUDA IPC probe failed, trial tensors travel as files: {err}"
             warnings.warn(self.ipc_note, stacklevel=2)
         return ok
 

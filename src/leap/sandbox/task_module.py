@@ -66,8 +66,12 @@ def _call(module: types.ModuleType, fn_name: str) -> list[Any]:
 def seeded(seed: int):
     """torch's global generators seeded with ``seed`` inside, restored after (CPU, and CUDA once initialised):
     the judge shares its process with the caller (a trainer samples from these generators)."""
-    cuda = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
-    with RNG_LOCK, torch.random.fork_rng(devices=cuda):
+    if not torch.cuda.is_initialized():  # the CPU's generator only: torch.manual_seed would queue a CUDA
+        with RNG_LOCK, torch.random.fork_rng(devices=[]):  # seed for later initialisation, which outlives this
+            torch.default_generator.manual_seed(seed)
+            yield
+        return
+    with RNG_LOCK, torch.random.fork_rng(devices=list(range(torch.cuda.device_count()))):
         torch.manual_seed(seed)
         yield
 
