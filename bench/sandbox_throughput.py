@@ -125,12 +125,12 @@ def build_batch(quick: bool, device: str, n: int, n_inline: int) -> list[tuple[s
     return out
 
 
-def run_pool(batch, device: str, workers: int, cache: str) -> dict:
+def run_pool(batch, device: str, workers: int, cache: str, compile_pass: bool = True) -> dict:
     from leap.sandbox import Sandbox, SandboxConfig
     from leap.tasks.suite import get_builtin
 
     tasks = {t: get_builtin(t) for t, *_ in batch}
-    cfg = SandboxConfig(workers=workers, cache_dir=cache)
+    cfg = SandboxConfig(workers=workers, cache_dir=cache, compile_pass=compile_pass)
     t_start = time.monotonic()
     with Sandbox(cfg, device=device) as sb:
         warm = time.monotonic() - t_start
@@ -140,7 +140,8 @@ def run_pool(batch, device: str, workers: int, cache: str) -> dict:
     rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
              "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
              "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
-    return {"wall_s": wall, "startup_s": warm, "rows": rows}
+    return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": cfg.n_workers(device),
+            "compile_pass": compile_pass}
 
 
 def run_naive(batch, device: str, timeout: float) -> dict:
@@ -207,14 +208,18 @@ def report(res: dict, out_md: Path) -> str:
         rate = {k: len(r["rows"]) / r["wall_s"] for k, r in (("pool", pool), ("naive", naive))}
         lines.append(f"\nThroughput ratio pool/naive (candidates per minute): **{rate['pool'] / rate['naive']:.1f}x**")
         agree = sum(a["status"] == b["status"] for a, b in zip(pool["rows"], naive["rows"], strict=False))
-        lines.append(f"\nVerdict agreement: {agree}/{len(pool['rows'])}")
+        lines.append(f"\nVerdict agreement (candidates both ran): {agree}/{min(len(pool['rows']), len(naive['rows']))}")
         dis = [(a["kernel"], a["status"], b["status"]) for a, b in zip(pool["rows"], naive["rows"], strict=False)
                if a["status"] != b["status"]]
         for k, a, b in dis[:10]:
             lines.append(f"- {k}: pool {a}, naive {b}")
     if pool:
         exp = sum(r["status"] == r["expected"] for r in pool["rows"])
-        lines += [f"\nPool verdicts as expected: {exp}/{len(pool['rows'])}", "",
+        lines += [f"\nPool: {pool.get('workers', '?')} workers, compile pass {pool.get('compile_pass', 'off')}; "
+                  f"verdicts as expected: {exp}/{len(pool['rows'])}", "",
+                  "Summed seconds per stage over all candidates (pool): " +
+                  ", ".join(f"{k}={sum(r['stages'].get(k, 0) for r in pool['rows']):.1f}"
+                            for k in _median_stages(pool["rows"])), "",
                   "Median latency per stage (pool, s): " +
                   ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(pool["rows"]).items())]
         bad = [(r["kernel"], r["expected"], r["status"]) for r in pool["rows"] if r["status"] != r["expected"]]
@@ -261,6 +266,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=30, help="non-inline candidates in the mixed batch")
     ap.add_argument("--n-inline", type=int, default=2, help="cuda_inline candidates (each compiles ~1 min)")
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--no-compile-pass", action="store_true", help="pool: compile Triton kernels inside the "
+                    "first trial (under the GPU lock), as before the compile pass existed")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=300.0, help="naive baseline per-candidate limit (s)")
     ap.add_argument("--results", type=Path, default=None, help="JSON results file (merged across modes)")
@@ -284,7 +291,7 @@ def main() -> None:
     # a fresh cache, not under /tmp (the candidate's private tmp mounts would hide it from the candidate)
     cache = str(Path.home() / ".cache" / f"leap-bench-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}")
     if args.mode in ("all", "pool"):
-        res["pool"] = run_pool(batch, args.device, args.workers, cache)
+        res["pool"] = run_pool(batch, args.device, args.workers, cache, not args.no_compile_pass)
         print(f"pool: {len(batch)} candidates in {res['pool']['wall_s']:.1f} s", flush=True)
     if args.mode in ("all", "naive"):
         res["naive"] = run_naive(batch, args.device, args.timeout)

@@ -26,6 +26,7 @@ import torch
 
 from leap.sandbox import child_timing
 from leap.sandbox import cuda_ipc as _ipc
+from leap.sandbox.compile_pass import compile_kernels as _compile_kernels
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
     from leap.sandbox import detectors as _D
@@ -269,10 +270,13 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     trials = []
     local = bool(job.get("child_checks", True))
+    problems: list[str] = []
+    if device == "cuda" and job.get("backend") == "triton" and job.get("compile_pass") and job.get("trials"):
+        stages["compile"] = _precompile(model, job["trials"][0], problems)
+        t0 = _perf()
     if device == "cuda":  # trial runs share the GPU with other candidates' checks, never with timing
         _gpu_lock(conn, "shared")
     rot = _D.InputRotation() if _D is not None else None
-    problems: list[str] = []
     n_fp = int(job.get("fingerprint_trials", 1))
     for i, trial in enumerate(job.get("trials", [])):
         rec = {"name": trial["name"]}
@@ -322,6 +326,20 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         if late:
             return {"ok": False, "stage": "rejected", "problems": late[:10], "stages": stages, "isolation": iso}
     return result
+
+
+def _precompile(model, trial: dict, problems: list) -> float:
+    """Compile the Triton kernels before taking the GPU lock (`compile_pass`); a thread or process the
+    candidate leaves running after it is flagged like one left after a trial."""
+    t0 = _perf()
+    threads = _D.python_threads() if _D is not None else set()
+    _compile_kernels(model, _trial_inputs(trial, "cuda"))
+    if _D is not None:
+        if _D.python_threads() - threads:
+            problems.append("new Python thread(s) still running after the compile pass")
+        if _D.child_processes():
+            problems.append("child process(es) alive after the compile pass")
+    return _perf() - t0
 
 
 def _gpu_lock(conn, mode: str) -> None:

@@ -56,6 +56,8 @@ class SandboxConfig(BaseModel):
     timing_samples: int = Field(30, ge=1)
     warmup: int = Field(5, ge=0)
     flush_l2: bool = True
+    compile_pass: bool = Field(True, description="GPU: compile a Triton candidate's kernels (one forward, no "
+                               "launch) before its trials take the GPU, so compiling never holds up timing")
     host_clock_tolerance: float = Field(0.10, gt=0, description="events vs host-clock median agreement")
     host_clock_slack_us: float = Field(100.0, ge=0, description="launch/sync overhead allowed on the host clock")
     # execution

@@ -178,7 +178,7 @@ class Scheduler:
         job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
                "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
                "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks,
-               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing,
+               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "compile_pass": cfg.compile_pass,
                "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache],
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
@@ -194,7 +194,10 @@ class Scheduler:
                 return _receive(msg, prep.device, received)
             if msg.get("type") == "lock" and gpu is not None and not held:
                 exclusive = msg.get("mode", "exclusive") == "exclusive"
+                t = time.monotonic()
                 self.gpus.lock(gpu).acquire(exclusive)
+                key = "lock_wait_exclusive" if exclusive else "lock_wait_shared"
+                stages[key] = stages.get(key, 0.0) + time.monotonic() - t
                 held.append(exclusive)
                 return {"type": "granted"}
             if msg.get("type") == "unlock" and held:
