@@ -107,6 +107,14 @@ gpu0() {
   touch "$W/out/gpu0.done"
 }
 
+throughput() {  # throughput DIR: the pool with and without the compile pass, and the naive baseline, here
+  local o=$1 tp="python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0"
+  stage tp_pass_default 150 $tp --mode pool --results "$o/tp_pass_default.json" --out "$o/tp_pass_default.md"
+  stage tp_nopass_8 150 $tp --mode pool --workers 8 --no-compile-pass --results "$o/tp_nopass_8.json" --out "$o/tp_nopass_8.md"
+  stage tp_pass_8 150 $tp --mode pool --workers 8 --results "$o/tp_pass_8.json" --out "$o/tp_pass_8.md"
+  stage tp_naive 200 $tp --mode naive --n 12 --results "$o/tp_naive.json" --out "$o/tp_naive.md"
+}
+
 assemble() {
   env_here
   cat $(for i in $(seq 0 $((NPIECES - 1))); do echo /tmp/stage/piece.$i; done) > "$W/qwen.gguf"
@@ -147,6 +155,12 @@ case "${1:-}" in
     end=$((SECONDS + ${2:-540}))
     while [ $SECONDS -lt $end ] && ! { [ -f "$W/out/gpu0.done" ] && [ -f "$W/out/gpu1.done" ]; }; do sleep 15; done
     progress; pack ;;
+  sandbox)  # one foreground call, no model: throughput variants + the compile-pass GPU test, into $OUT
+    mkdir -p "$W/out"; source scripts/gpu_env.sh 2>&1 | tail -1
+    stage compile_pass_test 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 100 -rfE \
+      tests/gpu/test_compile_pass_gpu.py
+    throughput "$OUT"
+    cp "$W"/out/*.log "$OUT/" ;;
   gpu0) gpu0 ;;
   gpu1) gpu1 ;;
   assemble) assemble ;;
