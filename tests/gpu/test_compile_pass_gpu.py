@@ -45,7 +45,6 @@ class ModelNew(torch.nn.Module):
 
 
 def _module():
-    ns: dict = {}
     path = Path.home() / ".cache" / "leap-gpu-tests" / "compile_pass_candidate.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(CANDIDATE)  # triton.jit needs the source in a file
