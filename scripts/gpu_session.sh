@@ -52,27 +52,24 @@ eval_ckpt() {  # eval_ckpt NAME CHECKPOINT_ROOT SECONDS: the policy a run produc
 
 gpu1() {
   env_here; export CUDA_VISIBLE_DEVICES=1
+  throughput "$W/out"  # first, while GPU 0 waits for the model (the host's cores are quiet)
   stage gpu_sandbox_tests 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE \
-    tests/gpu/test_cuda_ipc_gpu.py tests/gpu/test_sandbox_gpu.py tests/gpu/test_judge_gpu.py \
-    -k "not cupy and not rlimit"
+    tests/gpu/test_compile_pass_gpu.py tests/gpu/test_judge_gpu.py tests/gpu/test_cuda_ipc_gpu.py \
+    tests/gpu/test_sandbox_gpu.py -k "not cupy and not rlimit"
   if full && wait_model 240; then
     stage eval_qwen05 480 leap eval --model "$W/qwen05" --backend hf --cache static --tasks builtin:eval \
       --samples 4 --turns 3 --tasks-per-batch 20 --device cuda --out "$W/out/eval_qwen05"
   fi
-  stage throughput_pool 150 python3 bench/sandbox_throughput.py --device cuda --mode pool --n 40 --n-inline 1 \
-    --results "$W/out/throughput.json"
-  full && stage throughput_naive 170 python3 bench/sandbox_throughput.py --device cuda --mode naive --n 12 \
-    --n-inline 0 --results "$W/out/throughput.json"
-  stage throughput_repeat 150 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
-    --results "$W/out/throughput.json" --out "$W/out/SANDBOX_THROUGHPUT_GPU.md"
   local t=0  # Acc@turn after SFT (the SFT checkpoint appears ~1 min after the model)
   while [ ! -f "$W/out/sft_qwen05/checkpoints/latest" ] && [ "$t" -lt 300 ]; do sleep 5; t=$((t + 5)); done
-  [ -f "$W/out/sft_qwen05/checkpoints/latest" ] && eval_ckpt qwen05_sft "$W/out/sft_qwen05/checkpoints" 480
+  [ -f "$W/out/sft_qwen05/checkpoints/latest" ] && eval_ckpt qwen05_sft "$W/out/sft_qwen05/checkpoints" 420
+  stage throughput_repeat 150 python3 bench/sandbox_throughput.py --device cuda --mode repeat --repeats 5 \
+    --n-inline 0 --results "$W/out/tp_repeat.json" --out "$W/out/tp_repeat.md"
   full && stage audit 330 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
     --out "$W/out/AUDIT_GPU_FULL.md"
   stage gpu_other_tests 300 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 120 -rfE tests/gpu \
     --ignore tests/gpu/test_sandbox_gpu.py --ignore tests/gpu/test_cuda_ipc_gpu.py --ignore tests/gpu/test_judge_gpu.py \
-    --ignore tests/gpu/test_fastgen_gpu.py --ignore tests/gpu/test_train_gpu.py
+    --ignore tests/gpu/test_fastgen_gpu.py --ignore tests/gpu/test_train_gpu.py --ignore tests/gpu/test_compile_pass_gpu.py
   touch "$W/out/gpu1.done"
 }
 
@@ -109,10 +106,10 @@ gpu0() {
 
 throughput() {  # throughput DIR: the pool with and without the compile pass, and the naive baseline, here
   local o=$1 tp="python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0"
-  stage tp_pass_default 150 $tp --mode pool --results "$o/tp_pass_default.json" --out "$o/tp_pass_default.md"
-  stage tp_nopass_8 150 $tp --mode pool --workers 8 --no-compile-pass --results "$o/tp_nopass_8.json" --out "$o/tp_nopass_8.md"
-  stage tp_pass_8 150 $tp --mode pool --workers 8 --results "$o/tp_pass_8.json" --out "$o/tp_pass_8.md"
+  stage tp_pool 150 $tp --mode pool --results "$o/tp_pool.json" --out "$o/tp_pool.md"
   stage tp_naive 200 $tp --mode naive --n 12 --results "$o/tp_naive.json" --out "$o/tp_naive.md"
+  stage tp_pool_8 150 $tp --mode pool --workers 8 --results "$o/tp_pool_8.json" --out "$o/tp_pool_8.md"
+  stage tp_nopass_8 150 $tp --mode pool --workers 8 --no-compile-pass --results "$o/tp_nopass_8.json" --out "$o/tp_nopass_8.md"
 }
 
 assemble() {
@@ -156,7 +153,7 @@ case "${1:-}" in
     while [ $SECONDS -lt $end ] && ! { [ -f "$W/out/gpu0.done" ] && [ -f "$W/out/gpu1.done" ]; }; do sleep 15; done
     progress; pack ;;
   sandbox)  # one foreground call, no model: throughput variants + the compile-pass GPU test, into $OUT
-    mkdir -p "$W/out"; source scripts/gpu_env.sh 2>&1 | tail -1
+    mkdir -p "$W/out"; source scripts/gpu_env.sh > "$W/out/env.log" 2>&1; tail -1 "$W/out/env.log"
     stage compile_pass_test 120 python3 -m pytest -q -s -p no:cacheprovider -m gpu --timeout 100 -rfE \
       tests/gpu/test_compile_pass_gpu.py
     throughput "$OUT"

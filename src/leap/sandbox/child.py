@@ -222,10 +222,12 @@ def _stage(stage: str, fn, *args):
 
 def run_job(job: dict, private_dir: str, conn) -> dict:
     stages: dict[str, float] = {}
+    t0 = _perf()
     _setup_env(job, private_dir)
     if job.get("type") != "compile":
         _match_triton_mode()
     iso = _isolate(job, private_dir)
+    stages["isolate"] = _perf() - t0
     builds: list = []
     if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
         _redirect_load_inline(job["ext_cache"], builds)
@@ -288,11 +290,14 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
         first = None
         for r in range(runs):
+            tick = _perf()
             inputs = _trial_inputs(trial, device)
             if rot is not None:  # same buffers every trial: pointer/shape caches go stale
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
+            tick = _add(stages, "run_inputs", tick)
             _poison(device, int(job.get("poison_bytes", 0)), POISONS[r], r)
+            tick = _add(stages, "run_poison", tick)
             with torch.no_grad():
                 if _D is not None:
                     out, probs = _stage("run", _D.guarded_call, model, inputs, device, i < n_fp and r == 0)
@@ -301,19 +306,23 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
                     out = _stage("run", model, *inputs)
                     if device == "cuda":
                         _stage("run", _sync)
+            tick = _add(stages, "run_forward", tick)
             if local:  # bitwise checks here, with functions bound before the candidate loaded
                 if r == 0:
                     rec["inputs_unchanged"] = _bits_equal(kept, inputs)
                     first = out
                 else:
                     rec["poison_identical"] = _bits_equal(first, out)
+                    _add(stages, "run_checks", tick)
                     continue
+                tick = _add(stages, "run_checks", tick)
             path = os.path.join(out_dir, f"t{i}_r{r}.pt")
             if r == 0:  # outputs travel on the CPU or by IPC: record where the candidate put them
                 rec["devices"] = _devices(out)
             rec["out" if r == 0 else "out_b"] = _stage("output", _emit, conn, job, f"t{i}_r{r}", out, path)
             if r == 0 and not local:
                 rec["inputs_after"] = _emit(conn, job, f"t{i}_in", inputs, os.path.join(out_dir, f"t{i}_in.pt"))
+            _add(stages, "run_emit", tick)
         trials.append(rec)
     if device == "cuda":
         _gpu_unlock(conn)
@@ -331,6 +340,13 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         if late:
             return {"ok": False, "stage": "rejected", "problems": late[:10], "stages": stages, "isolation": iso}
     return result
+
+
+def _add(stages: dict, key: str, since: float) -> float:
+    """Add the time since ``since`` to ``stages[key]``; returns now."""
+    now = _perf()
+    stages[key] = stages.get(key, 0.0) + now - since
+    return now
 
 
 def _precompile(model, trial: dict, problems: list) -> float:

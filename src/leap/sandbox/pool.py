@@ -114,6 +114,7 @@ class ChildOutcome:
     seconds: float = 0.0
     private_dir: str = ""
     events: list[dict] = field(default_factory=list)
+    phases: dict[str, float] = field(default_factory=dict)  # the pool's own share: inputs handed over, child's exit
 
     @property
     def crashed(self) -> bool:
@@ -203,14 +204,17 @@ class WorkerPool:
         """Run ``job`` (JSON-able) in a fresh child; ``prepare(private_dir)`` may add fields (e.g. write
         input files into the child's private dir) before it is sent. ``on_message`` answers the child's
         requests (e.g. the GPU timing lock); time spent inside it does not count against the timeout."""
+        t_take = time.monotonic()
         warm = self._take()
         with self._lock:
             self._live.add(warm.proc.pid)
         out = ChildOutcome(private_dir=warm.private_dir)
         start = time.monotonic()
+        out.phases["take"] = start - t_take
         try:
             if prepare is not None:
                 job = {**job, **prepare(warm.private_dir)}
+                out.phases["prepare"] = time.monotonic() - start
             deadline = time.monotonic() + timeout_s
             warm.conn.send_bytes(json.dumps(job).encode())
             while True:
@@ -241,10 +245,12 @@ class WorkerPool:
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             pass
         finally:
+            t_exit = time.monotonic()
             if out.result is not None:
                 warm.proc.join(2.0)
             _kill_group(warm.proc)
             warm.proc.join(5.0)
+            out.phases["exit"] = time.monotonic() - t_exit
             out.exitcode = warm.proc.exitcode
             if out.exitcode is not None and out.exitcode < 0:
                 try:

@@ -25,6 +25,7 @@ from leap.sandbox.task_module import build_model, load_task_module
 CACHE_FILE = "reference_timings.json"
 INIT_SEED = 42
 Measure = Callable[[torch.nn.Module, list, Any], tuple[float, float | None]]
+Hold = Callable[[bool], contextlib.AbstractContextManager]  # hold(exclusive): the GPU's readers-writer lock
 
 
 def _clone(x: Any) -> Any:
@@ -124,28 +125,39 @@ def write_entry(path: Path, key: str, entry: dict[str, Any]) -> None:
             raise
 
 
-def measure_reference(model: torch.nn.Module, args: list, config: Any = None) -> tuple[float, float | None]:
-    """(eager median us, torch.compile median us or None when compile fails) with the sandbox's timing."""
+def measure_reference(model: torch.nn.Module, args: list, config: Any = None,
+                      hold: Hold | None = None) -> tuple[float, float | None]:
+    """(eager median us, torch.compile median us or None when compile fails) with the sandbox's timing.
+    torch.compile's compilation (seconds of CPU) runs under ``hold(False)``, each measurement under
+    ``hold(True)``, so compiling never keeps other candidates off the GPU."""
     from leap.sandbox.timing import time_forward
 
+    hold = hold or _no_hold
     kw = dict(warmup=int(getattr(config, "warmup", 5)), samples=int(getattr(config, "timing_samples", 30)),
               flush_l2=bool(getattr(config, "flush_l2", True)), host_batch=0)
-    eager = time_forward(model, args, **kw).median_us
+    with hold(True):
+        eager = time_forward(model, args, **kw).median_us
     try:
         compiled = torch.compile(model)
-        with torch.no_grad():
+        with hold(False), torch.no_grad():
             compiled(*args)  # compile outside the measurement
-        comp: float | None = time_forward(compiled, args, **kw).median_us
+        with hold(True):
+            comp: float | None = time_forward(compiled, args, **kw).median_us
     except Exception:  # noqa: BLE001 - a model torch.compile cannot handle: eager only
         comp = None
     return float(eager), comp
 
 
+def _no_hold(exclusive: bool) -> contextlib.AbstractContextManager:
+    return contextlib.nullcontext()
+
+
 def reference_timings(task: Any, device: str, *, inputs: Sequence[Any], init_inputs: Sequence[Any],
                       config: Any = None, seed: int = INIT_SEED, measure: Measure | None = None,
-                      module: types.ModuleType | None = None) -> tuple[float, float | None]:
+                      module: types.ModuleType | None = None, hold: Hold | None = None) -> tuple[float, float | None]:
     """(eager_us, compile_us) of the task's reference on ``device`` for ``inputs``, from the cache when a
-    measurement for the same task source, shapes, GPU and software versions exists."""
+    measurement for the same task source, shapes, GPU and software versions exists. ``hold(exclusive)``
+    (the GPU's readers-writer lock) is taken shared to build and compile, exclusive only to time."""
     cache_dir = Path(getattr(config, "cache_dir", None) or os.environ.get("LEAP_CACHE_DIR") or
                      Path.home() / ".cache" / "leap")
     path = cache_dir / CACHE_FILE
@@ -158,10 +170,12 @@ def reference_timings(task: Any, device: str, *, inputs: Sequence[Any], init_inp
     mod = module or load_task_module(task.source, task.name)
     dev = torch.device(device)
     ctx = torch.cuda.device(dev) if dev.type == "cuda" else contextlib.nullcontext()
+    hold = hold or _no_hold
     with ctx:
-        model = build_model(mod, list(init_inputs), seed, dev)
-        args = [_to(x, device) for x in inputs]
-        eager, comp = (measure or measure_reference)(model, args, config)
+        with hold(False):
+            model = build_model(mod, list(init_inputs), seed, dev)
+            args = [_to(x, device) for x in inputs]
+        eager, comp = measure(model, args, config) if measure else measure_reference(model, args, config, hold)
     write_entry(path, key, {"task": task.name, "gpu": gpu, "versions": versions, "eager_us": eager,
                             "compile_us": comp, "shapes": shape_signature(inputs), "measured_at": time.time()})
     return eager, comp

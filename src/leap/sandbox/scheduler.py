@@ -225,8 +225,7 @@ class Scheduler:
             from leap.sandbox import ref_timing
 
             t1 = time.monotonic()
-            with self.gpus.lock(gpu).hold(exclusive=True):
-                ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times)
+            ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
             stages["ref_timing"] = time.monotonic() - t1
         try:
             with self.gpus.shared(gpu):
@@ -294,6 +293,7 @@ class Scheduler:
         for k, x in ((out.result or {}).get("stages") or {}).items():
             if isinstance(x, int | float):
                 stages[f"child_{k}"] = float(x)
+        stages.update({f"pool_{k}": x for k, x in out.phases.items()})
         v = self._judge_inner(task, prep, out, ref_times, stages, base, timeout, received)
         iso = (out.result or {}).get("isolation") or {}
         if isinstance(iso, dict):
