@@ -139,7 +139,9 @@ def run_pool(batch, device: str, workers: int, cache: str, compile_pass: bool = 
         wall = time.monotonic() - t0
     rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
              "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
-             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+             "stages": verdicts[i].stage_seconds,
+             **({"feedback": verdicts[i].feedback[:300], "detail": verdicts[i].detail[:1500]} if verdicts[i].status != e else {})}
+            for i, (t, k, e, _) in enumerate(batch)]
     return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": cfg.n_workers(device),
             "compile_pass": compile_pass}
 
@@ -222,9 +224,10 @@ def report(res: dict, out_md: Path) -> str:
                             for k in _median_stages(pool["rows"])), "",
                   "Median latency per stage (pool, s): " +
                   ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(pool["rows"]).items())]
-        bad = [(r["kernel"], r["expected"], r["status"]) for r in pool["rows"] if r["status"] != r["expected"]]
-        for k, e, s in bad[:10]:
-            lines.append(f"- unexpected: {k} expected {e}, got {s}")
+        bad = [(r["kernel"], r["expected"], r["status"], " ".join(f"{r.get('feedback', '')} {r.get('detail', '')}".split())[:400])
+               for r in pool["rows"] if r["status"] != r["expected"]]
+        for k, e, s, why in bad[:10]:
+            lines.append(f"- unexpected: {k} expected {e}, got {s}: {why}")
     if naive:
         lines.append("\nMedian latency per stage (naive, s): " +
                      ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(naive["rows"]).items()))

@@ -138,8 +138,10 @@ def test_monkey_patches_detected_and_harness_registered(monkeypatch):
 
 def test_fingerprint_and_rotation():
     a = torch.arange(12.0).view(3, 4)
-    assert D.fingerprint(a) == D.fingerprint(a.clone()) != D.fingerprint(a + 1)
-    assert D.fingerprint((a, [a])) != D.fingerprint(a)
+    assert D.same_snapshot(D.snapshot(a), D.snapshot(a.clone()))
+    assert not D.same_snapshot(D.snapshot(a), D.snapshot(a + 1))
+    assert not D.same_snapshot(D.snapshot((a, [a])), D.snapshot(a))
+    assert not D.same_snapshot(D.snapshot(a), D.snapshot(a.to(torch.float64)))
     rot = D.InputRotation()
     first = rot.bind([torch.randn(3, 4), 2])
     ptr = first[0].data_ptr()
@@ -172,22 +174,3 @@ def test_lazy_torch_imports_by_judge_code_are_not_monkey_patches():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
-
-
-def test_gpu_word_sums_see_every_changed_byte(monkeypatch):
-    """The GPU fingerprint's digest (computed here on the CPU: same arithmetic) changes when any one byte
-    changes, wherever it is, across chunk borders and for sizes that are not whole words."""
-    monkeypatch.setattr(D, "_CHUNK", 64)
-    g = torch.Generator().manual_seed(0)
-    for nbytes in (4 * 1000, 1001):
-        flat = torch.randint(0, 256, (nbytes,), dtype=torch.uint8, generator=g)
-        base = D.word_sums(flat)
-        assert torch.equal(base, D.word_sums(flat.clone()))
-        for pos in (0, 1, 63, 64, 255, 256, nbytes - 1):
-            bad = flat.clone()
-            bad[pos] ^= 1 << (pos % 8)
-            assert not torch.equal(base, D.word_sums(bad)), (nbytes, pos)
-        swapped = flat.clone()  # same words, other order: the position weights tell them apart
-        swapped[:4], swapped[4:8] = flat[4:8].clone(), flat[:4].clone()
-        if not torch.equal(swapped, flat):
-            assert not torch.equal(base, D.word_sums(swapped))

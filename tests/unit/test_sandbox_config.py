@@ -46,3 +46,17 @@ def test_drop_uid_reaches_the_childs_isolation_limits():
 
     assert _limits(SandboxConfig(drop_uid=65534), "cpu")["drop_uid"] == 65534
     assert _limits(SandboxConfig(), "cuda")["drop_uid"] is None
+
+
+def test_out_of_memory_failures_are_recognised_for_one_retry():
+    from leap.sandbox.pool import ChildOutcome
+    from leap.sandbox.scheduler import _out_of_memory
+
+    oom = {"ok": False, "stage": "harness", "error": {"kind": "OutOfMemoryError", "message": "CUDA out of memory."}}
+    assert _out_of_memory(ChildOutcome(result=oom))
+    assert _out_of_memory(ChildOutcome(result={"ok": False, "error": {"kind": "RuntimeError",
+                                                                      "message": "CUDA error: out of memory"}}))
+    assert not _out_of_memory(ChildOutcome(result={"ok": False, "error": {"kind": "ValueError", "message": "bad"}}))
+    assert not _out_of_memory(ChildOutcome(result={"ok": True}))
+    assert not _out_of_memory(ChildOutcome(result=None, timed_out=True))
+    assert not _out_of_memory(ChildOutcome(result={"ok": False, "error": "not a dict"}))

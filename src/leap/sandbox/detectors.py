@@ -7,7 +7,7 @@ here at import too.
 
 * `guarded_call(model, inputs, device)` runs one forward and checks: the output's exact type and
   storage (a plain dense tensor, not a subclass, not an alias of an input or of another output, no
-  stride-0 expand or overlapping strides), the output fingerprint right after return vs after a full
+  stride-0 expand or overlapping strides), a host copy of the output right after return vs after a full
   device synchronize (work still running on a side stream after return), no new Python threads alive
   and no child processes left after the call.
 * `InputRotation` feeds each trial's values through the SAME input buffers, so results cached by data
@@ -21,7 +21,6 @@ Problems are specific strings for `Verdict.detail`; the policy only ever sees ge
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 import os
 import random
@@ -39,7 +38,6 @@ GENERIC_FEEDBACK = ("The solution was rejected by the sandbox's run-time checks:
 
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
-_sha = hashlib.sha256
 _enumerate_threads = threading.enumerate
 _listdir = os.listdir
 _getpid = os.getpid
@@ -48,11 +46,7 @@ _type = builtins.type
 _id = builtins.id
 _cuda_sync = torch.cuda.synchronize
 _uint8 = torch.uint8
-_int32 = torch.int32
-_int64 = torch.int64
-_zeros = torch.zeros
-_arange = torch.arange
-_tsum = torch.sum
+_equal = torch.equal
 
 _FLAG_GETTERS = {
     "torch.backends.cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
@@ -208,56 +202,44 @@ def check_output(out, inputs) -> list[str]:
     return problems
 
 
-def fingerprint(out) -> str:
-    """SHA-256 over every output tensor's `_digest` (taken on the current stream)."""
-    h = _sha()
+def snapshot(out) -> list:
+    """Host copies of every output tensor's bytes, taken on the current stream. The copy engine reads the
+    memory while other streams' kernels still run, so work left running after forward returned shows
+    as a difference from a snapshot taken after a full synchronize. (A digest computed by GPU kernels
+    does not: they queue behind the side stream's kernels for the SMs and see the finished output.)"""
+    snap = []
     for path, t in _tensors(out):
-        h.update(path.encode())
         if _isinstance(t, _Tensor):
-            h.update(_digest(t) if t.numel() else b"")
+            snap.append((path, t.detach().contiguous().view(-1).view(_uint8).cpu() if t.numel() else None))
         else:
-            h.update(repr(_type(t)).encode())
-    return h.hexdigest()
+            snap.append((path, repr(_type(t))))
+    return snap
 
 
-_CHUNK = 1 << 24
-
-
-def _digest(t) -> bytes:
-    """Bytes that change when any byte of ``t`` changes. CPU: the bytes themselves. GPU: two
-    position-weighted sums of its 32-bit words (int64, wrapping), computed on the device in chunks: ordered
-    on the current stream like a host copy, but without moving the tensor to the host and hashing it there
-    (for a 256 MiB output that took most of a trial's time under the GPU's shared lock)."""
-    flat = t.detach().contiguous().view(-1).view(_uint8)
-    if not t.is_cuda:
-        return bytes(flat.numpy().tobytes())
-    return bytes(word_sums(flat).cpu().numpy().tobytes())
-
-
-def word_sums(flat):
-    """Two position-weighted sums (int64, wrapping) of a flat uint8 tensor's 32-bit words, on its device."""
-    try:
-        words = flat.view(_int32)
-    except RuntimeError:  # odd size or offset: bytes as words
-        words = flat
-    acc = _zeros(2, dtype=_int64, device=flat.device)
-    for lo in range(0, words.numel(), _CHUNK):
-        w = words[lo:lo + _CHUNK].to(_int64)
-        i = _arange(lo, lo + w.numel(), dtype=_int64, device=flat.device)
-        acc[0] += _tsum(w * (i * 0x9E3779B1 + 1))
-        acc[1] += _tsum((w + i) * (w + 0x5BD1E995))
-    return acc
+def same_snapshot(a: list, b: list) -> bool:
+    """Byte-for-byte equal snapshots (a memory compare, no hashing)."""
+    if len(a) != len(b):
+        return False
+    for (pa, xa), (pb, xb) in zip(a, b, strict=True):
+        if pa != pb:
+            return False
+        if _isinstance(xa, _Tensor) and _isinstance(xb, _Tensor):
+            if xa.shape != xb.shape or not _equal(xa, xb):
+                return False
+        elif _isinstance(xa, _Tensor) or _isinstance(xb, _Tensor) or xa != xb:
+            return False
+    return True
 
 
 def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
     """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``."""
     threads = python_threads()
     out = model(*inputs)
-    early = fingerprint(out) if fingerprints and device == "cuda" else None
+    early = snapshot(out) if fingerprints and device == "cuda" else None
     if device == "cuda":
         _cuda_sync()
     problems = check_output(out, inputs)
-    if early is not None and fingerprint(out) != early:
+    if early is not None and not same_snapshot(early, snapshot(out)):
         problems.append("output changed after forward returned (work left running on another stream)")
     new = python_threads() - threads
     if new:

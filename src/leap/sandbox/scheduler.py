@@ -162,6 +162,14 @@ class Scheduler:
         return None
 
     def _check_and_time(self, task, source, be, dev, gpu, stages, base) -> Verdict:
+        """Holds a check slot from the reference outputs to the verdict, so at most `n_workers` candidates'
+        trial tensors are in memory at once (on a GPU, more ran it out of memory)."""
+        t1 = time.monotonic()
+        with self._check_slots:
+            stages["check_wait"] = time.monotonic() - t1
+            return self._check_in_slot(task, source, be, dev, gpu, stages, base)
+
+    def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
         cfg = self.config
         t0 = time.monotonic()
         with self.gpus.shared(gpu):
@@ -182,11 +190,37 @@ class Scheduler:
                "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache],
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
                "limits": _limits(cfg, dev)}
+        timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
+        ex = self._executor_for(dev)
+        t2 = time.monotonic()
+        out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
+        if dev == "cuda" and _out_of_memory(out):  # the GPU ran short (other candidates' work): once more
+            ex.release_dir(out.private_dir)
+            stages["oom_retries"] = 1.0
+            out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
+        stages["check"] = time.monotonic() - t2
+        ref_times = (None, None)
+        if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
+            # reference timings only for candidates that ran and were timed; cached per task
+            from leap.sandbox import ref_timing
+
+            t1 = time.monotonic()
+            ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
+            stages["ref_timing"] = time.monotonic() - t1
+        try:
+            with self.gpus.shared(gpu):
+                return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
+        finally:
+            ex.release_dir(out.private_dir)
+
+    def _run_child(self, ex: Executor, job: dict, prep, dev: str, gpu: int | None, stages: dict,
+                   timeout: float) -> tuple[ChildOutcome, dict]:
+        """One child for the check job: trial tensors out (CUDA IPC or files), GPU lock requests answered,
+        output tensors received. Returns the outcome and what came back by IPC."""
         held: list[bool] = []  # the child's current hold on its GPU (exclusive?)
         ipc = self._ipc_for(dev, gpu, job)
         received: dict = {}
-        if ipc is not None:
-            job["transport"] = "ipc"
+        job = {**job, "transport": "ipc"} if ipc is not None else job
 
         def on_message(msg: dict) -> dict | None:
             """The child asks for its GPU (shared for trial runs, exclusive for timing) or hands tensors back."""
@@ -204,34 +238,15 @@ class Scheduler:
                 self.gpus.lock(gpu).release(held.pop())
             return None
 
-        timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
-        t1 = time.monotonic()
-        with self._check_slots:
-            stages["check_wait"] = time.monotonic() - t1
-            t2 = time.monotonic()
-            try:
-                ex = self._executor_for(dev)
-                out = ex.run(job, timeout, on_message=on_message, prepare=lambda d: self._inputs(prep, d, ipc, gpu))
-            finally:
-                while held:
-                    self.gpus.lock(gpu).release(held.pop())
-                if ipc is not None:
-                    with self.gpus.shared(gpu):  # cudaFree syncs the device: never during another's timing
-                        ipc.free()
-        stages["check"] = time.monotonic() - t2
-        ref_times = (None, None)
-        if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
-            # reference timings only for candidates that ran and were timed; cached per task
-            from leap.sandbox import ref_timing
-
-            t1 = time.monotonic()
-            ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
-            stages["ref_timing"] = time.monotonic() - t1
         try:
-            with self.gpus.shared(gpu):
-                return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
+            out = ex.run(job, timeout, on_message=on_message, prepare=lambda d: self._inputs(prep, d, ipc, gpu))
         finally:
-            ex.release_dir(out.private_dir)
+            while held:
+                self.gpus.lock(gpu).release(held.pop())
+            if ipc is not None:
+                with self.gpus.shared(gpu):  # cudaFree syncs the device: never during another's timing
+                    ipc.free()
+        return out, received
 
     def _inputs(self, prep, private_dir: str, ipc, gpu: int | None) -> dict:
         """Hand the trial inputs over; IPC copies run on the GPU, so never during another's timing."""
@@ -338,6 +353,14 @@ def _receive(msg: dict, device: str, received: dict) -> dict:
         return {"type": "refused", "error": str(exc)[:300]}
     received[key] = got[0] if kind == "tensor" else (got if kind == "list" else tuple(got))
     return {"type": "received"}
+
+
+def _out_of_memory(out: ChildOutcome) -> bool:
+    """The child failed with a CUDA out-of-memory error (its own or the harness's)."""
+    res = out.result or {}
+    err = res.get("error") if isinstance(res.get("error"), dict) else {}
+    return not res.get("ok") and ("OutOfMemoryError" in str(err.get("kind"))
+                                  or "out of memory" in str(err.get("message", "")).lower())
 
 
 def _write_init(task: Task, private_dir: str) -> dict:
