@@ -2,8 +2,8 @@
 # The project's whole GPU session on one lent 2-GPU machine (nvidia-h200-x2), held by calls made back to
 # back (it goes back ~30 s after a call). Work runs in background process sessions (setsid) under
 # /tmp/leap_gpu, outside the repository (which is re-copied on every call):
-#   GPU 1: sandbox GPU tests (CUDA IPC, judge) -> throughput pool + 5x repeat -> `leap eval` of the
-#          SFT checkpoint (builtin:eval, 4 samples, 3 turns) -> remaining GPU tests
+#   GPU 1: throughput (pool variants + naive baseline) -> sandbox GPU tests -> `leap eval` of the SFT
+#          checkpoint (builtin:eval, 4 samples, 3 turns) -> 5x repeat -> remaining GPU tests
 #   GPU 0: CUDA-graph decode test -> cold-start `leap sft` of Qwen2.5-Coder-0.5B-Instruct on the carried
 #          verified pairs (.sftdata/sft.jsonl, from `leap tasks generate --with-solutions`) -> `leap train`
 #          from it (leg 1 stopped by SIGTERM, leg 2 resumed to step 10) -> `leap eval` of the RL checkpoint
@@ -16,6 +16,8 @@
 #   bash scripts/gpu_session.sh start     # carry .whl and .sftdata: set up, launch both chains
 #   bash scripts/gpu_session.sh piece     # carry .stage (next piece); the 8th assembles, checks, converts
 #   bash scripts/gpu_session.sh wait 540  # keep the machine busy; progress; results packed into $OUT
+# Without the model, in one call (carry .whl): bash scripts/gpu_session.sh sandbox  # compile-pass test +
+#   throughput (pool with/without the compile pass, 8/default workers, naive baseline) into $OUT
 set -u
 W=/tmp/leap_gpu
 SHA=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
