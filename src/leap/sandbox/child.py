@@ -356,10 +356,7 @@ def _precompile(model, trial: dict, problems: list) -> float:
     threads = _D.python_threads() if _D is not None else set()
     _compile_kernels(model, _trial_inputs(trial, "cuda"))
     if _D is not None:
-        if _D.python_threads() - threads:
-            problems.append("new Python thread(s) still running after the compile pass")
-        if _D.child_processes():
-            problems.append("child process(es) alive after the compile pass")
+        problems += _D.leftovers(threads, "the compile pass")
     return _perf() - t0
 
 

@@ -241,13 +241,20 @@ def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
     problems = check_output(out, inputs)
     if early is not None and not same_snapshot(early, snapshot(out)):
         problems.append("output changed after forward returned (work left running on another stream)")
+    return out, problems + leftovers(threads, "forward")
+
+
+def leftovers(threads: set[int], after: str) -> list[str]:
+    """Python threads started since ``threads`` (a `python_threads()` taken before) and child processes
+    still alive, as problems (``after`` names what the candidate ran)."""
+    problems = []
     new = python_threads() - threads
     if new:
-        problems.append(f"{len(new)} new Python thread(s) still running after forward")
+        problems.append(f"{len(new)} new Python thread(s) still running after {after}")
     kids = child_processes()
     if kids:
-        problems.append(f"child process(es) alive after forward: {kids[:5]}")
-    return out, problems
+        problems.append(f"child process(es) alive after {after}: {kids[:5]}")
+    return problems
 
 
 # --- rotation and spot checks ----------------------------------------------------------------------
