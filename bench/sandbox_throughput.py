@@ -217,13 +217,12 @@ def report(res: dict, out_md: Path) -> str:
             lines.append(f"- {k}: pool {a}, naive {b}")
     if pool:
         exp = sum(r["status"] == r["expected"] for r in pool["rows"])
+        med = _median_stages(pool["rows"])
         lines += [f"\nPool: {pool.get('workers', '?')} workers, compile pass {pool.get('compile_pass', 'off')}; "
                   f"verdicts as expected: {exp}/{len(pool['rows'])}", "",
                   "Summed seconds per stage over all candidates (pool): " +
-                  ", ".join(f"{k}={sum(r['stages'].get(k, 0) for r in pool['rows']):.1f}"
-                            for k in _median_stages(pool["rows"])), "",
-                  "Median latency per stage (pool, s): " +
-                  ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(pool["rows"]).items())]
+                  ", ".join(f"{k}={sum(r['stages'].get(k, 0) for r in pool['rows']):.1f}" for k in med), "",
+                  "Median latency per stage (pool, s): " + ", ".join(f"{k}={v:.3f}" for k, v in med.items())]
         bad = [(r["kernel"], r["expected"], r["status"], " ".join(f"{r.get('feedback', '')} {r.get('detail', '')}".split())[:400])
                for r in pool["rows"] if r["status"] != r["expected"]]
         for k, e, s, why in bad[:10]:
