@@ -6,10 +6,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Status = Literal["ok", "format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect"]
+Status = Literal["ok", "format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect",
+                 "needs_gpu", "sandbox_error"]
 Backend = Literal["triton", "cuda_inline", "cuda_nvrtc"]
 STATUSES: tuple[str, ...] = ("ok", "format_error", "rejected", "compile_error", "runtime_error",
-                             "timeout", "incorrect")
+                             "timeout", "incorrect", "needs_gpu", "sandbox_error")
+# Outcomes that say nothing about the candidate: the judge could not run it here (no GPU) or the judge
+# itself failed. Trainers drop such samples from their group and evaluations leave them out of accuracy.
+NOT_THE_CANDIDATE: frozenset[str] = frozenset({"needs_gpu", "sandbox_error"})
 
 
 class Verdict(BaseModel):
