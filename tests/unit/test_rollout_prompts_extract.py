@@ -32,8 +32,10 @@ def test_build_messages_shape(backend):
     assert "class ModelNew" in user and "relu_fp32" in user
     # The worked example is a different op than the task.
     assert "torch.relu" not in example_solution(backend)
-    # The prompt's own last python block is the task (not something the extractor would confuse).
-    assert extract_code(user) is not None
+    # An answer that only echoes the prompt yields the worked example (the one ModelNew block), never the
+    # task's reference Model with its input builders.
+    echoed = extract_code(user)
+    assert "class ModelNew" in echoed and "def get_inputs" not in echoed and "class Model(" not in echoed
 
 
 def test_backend_instructions_differ_and_unknown_backend():
