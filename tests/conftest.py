@@ -12,7 +12,7 @@ try:  # property tests keep nothing in the checkout (.hypothesis/): tests write 
     from hypothesis import configuration, settings
 
     configuration.set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "leap-hypothesis"))
-    settings.register_profile("leap", database=None)
+    settings.register_profile("leap", database=None, deadline=None)  # no wall-clock limits in CI
     settings.load_profile("leap")
 except (ImportError, AttributeError):  # hypothesis is a dev extra (older ones lack the home-dir setter)
     pass
