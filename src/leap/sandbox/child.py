@@ -99,7 +99,7 @@ def _describe(exc: BaseException, tb: str) -> dict:
 
 
 def _setup_env(job: dict, private_dir: str) -> None:
-    for sub in ("triton", "torch_ext", "tmp"):
+    for sub in ("triton", "torch_ext", "tmp", "cupy"):  # cupy's kernel cache must exist: it does not mkdir
         os.makedirs(os.path.join(private_dir, sub), exist_ok=True)
     os.environ["TRITON_CACHE_DIR"] = os.path.join(private_dir, "triton")
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")

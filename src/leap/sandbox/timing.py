@@ -145,3 +145,50 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
         host_agrees(med, host_b, host_tolerance, host_slack_us)
     return TimingResult(samples=samples, flush_bytes=flush_bytes, host_us=host, host_batch_us=host_b,
                         host_batch=host_batch, host_agrees=agree, **stats)
+
+
+def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10) -> dict[str, float]:
+    """The host-clock cross-check's second look (`leap.sandbox.host_check`), interleaved call by call so
+    load hits both alike: a probe kernel (a fill of an L2-flush-sized buffer on the measured stream) timed
+    on the host clock and with events, then the candidate on the host clock (cold L2: the fill flushed it).
+    Medians in microseconds."""
+    buf = _empty(max(l2_flush_bytes(), 1 << 20), dtype=_int8, device="cuda")
+    cand: list[float] = []
+    p_host: list[float] = []
+    p_ev: list[float] = []
+    with _no_grad():
+        for i in range(max(3, calls)):
+            _sync()
+            t0 = _perf()
+            _fill(buf, i & 0x7F)
+            _sync()
+            p_host.append((_perf() - t0) * 1e6)
+            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+            _record(start)
+            _fill(buf, (i + 1) & 0x7F)
+            _record(end)
+            _sync()
+            p_ev.append(_elapsed(start, end) * 1000.0)
+            t0 = _perf()
+            fn(*args)
+            _sync()
+            cand.append((_perf() - t0) * 1e6)
+    del buf
+    return {"host_us": _median(cand), "probe_host_us": _median(p_host), "probe_event_us": _median(p_ev)}
+
+
+def gpu_process_count() -> int | None:
+    """Processes with a compute context on the current device according to NVML (ours included);
+    None when pynvml is not installed or NVML does not answer."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+        p = _props(_current_device())
+        bus = f"{p.pci_domain_id:08x}:{p.pci_bus_id:02x}:{p.pci_device_id:02x}.0"
+        handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus)
+        return len(pynvml.nvmlDeviceGetComputeRunningProcesses(handle))
+    except Exception:  # noqa: BLE001 - NVML missing, old driver, no such attribute: unknown
+        return None
