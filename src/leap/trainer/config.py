@@ -119,6 +119,8 @@ class LoggingConfig(_Strict):
     wandb: bool = False
     wandb_project: str = "leap"
     progress: bool = True
+    rollouts: bool = Field(True, description="write each step's samples to DIR/rollouts/step-N.jsonl")
+    status_line: bool = Field(True, description="print a one-line verdict breakdown per step")
 
 
 class SFTConfig(_Strict):

@@ -68,6 +68,19 @@ class TaskSampler:
         return out
 
 
+def _report_samples(cfg: TrainConfig, step: int, groups, timing: dict) -> None:
+    """rollouts/step-N.jsonl and the per-step status line (`leap.trainer.samples_log`)."""
+    from leap.trainer.samples_log import rollout_rows, status_line, write_rollouts
+
+    if not (cfg.logging.rollouts or cfg.logging.status_line):
+        return
+    rows = rollout_rows(step, groups, cfg)
+    if cfg.logging.rollouts:
+        write_rollouts(cfg.logging.dir, step, rows)
+    if cfg.logging.status_line:
+        print(status_line(step, rows, timing), flush=True)
+
+
 def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None = None,
           verifier=None) -> dict:
     """Run ``cfg.steps`` RL steps (from a checkpoint if ``resume``); returns a summary of the last step.
@@ -129,6 +142,8 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
                            **{f"time/{k}": v for k, v in timing.items()},
                            "time/rollout": t1 - t0, "time/train": t2 - t1, "time/step": t2 - t0}
                 logger.log(step, metrics)
+                if dist.is_main:
+                    _report_samples(cfg, step, groups, {**timing, "train": t2 - t1})
                 bar.update(metrics)
                 if (cfg.checkpoint.every and step % cfg.checkpoint.every == 0) or stopping():
                     checkpoint()

@@ -48,6 +48,39 @@ class PolicyModel:
             raise RuntimeError("no reference model: full fine-tuning keeps one only when loss.kl_coef > 0")
 
 
+@contextlib.contextmanager
+def generation_mode(model: torch.nn.Module) -> Iterator[torch.nn.Module]:
+    """Sample fast: eval mode, gradient checkpointing off and ``config.use_cache`` on for the block.
+
+    In train mode with gradient checkpointing, transformers forces ``use_cache=False``: every generated
+    token would re-run the whole sequence. All three are restored afterwards.
+    """
+    was_training = model.training
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    new_api = hasattr(base, "activation_checkpointing_disable")  # transformers >= 5.x renamed it
+    checkpointing = bool(getattr(base, "is_activation_checkpointing" if new_api else "is_gradient_checkpointing",
+                                 False))
+    kwargs = getattr(model, "_leap_gc_kwargs", None) or {"use_reentrant": False}
+    cfg = getattr(model, "config", None)
+    use_cache = getattr(cfg, "use_cache", None)
+    model.eval()
+    if checkpointing:
+        base.activation_checkpointing_disable() if new_api else base.gradient_checkpointing_disable()
+    if use_cache is not None:
+        cfg.use_cache = True
+    try:
+        yield model
+    finally:
+        if use_cache is not None:
+            cfg.use_cache = use_cache
+        if checkpointing:
+            if new_api:
+                base.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+            else:
+                base.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+        model.train(was_training)
+
+
 def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -129,6 +162,7 @@ def load_policy(cfg: ModelConfig, device: torch.device, *, keep_reference: bool 
             p.requires_grad_(False)
     if cfg.gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model._leap_gc_kwargs = {"use_reentrant": False}
         if cfg.finetune == "lora" and hasattr(model, "enable_input_require_grads"):
             model.enable_input_require_grads()
     model.to(device)

@@ -1,8 +1,10 @@
 """Rollouts for training: the rollout package's episode runner, driven by the trainer's live weights,
 with DCP as its continue hook.
 
-* Policy: `leap.rollout.policies.hf.HFPolicy` over the trainer's (model, tokenizer), in eval mode while
-  sampling (gradient checkpointing would otherwise turn the KV cache off).
+* Policy: `leap.rollout.policies.hf.HFPolicy` over the trainer's (model, tokenizer), inside
+  `leap.trainer.model.generation_mode` (eval, gradient checkpointing off, ``use_cache`` on: in train mode
+  with checkpointing transformers turns the KV cache off and every token re-runs the whole sequence).
+  ``rollout.kv_cache: graph`` decodes with a static cache and one CUDA graph per step (the fast path).
 * Runner: `leap.rollout.episode.run_episodes`; after turn 1 its batch hook `dcp_continue` decides which
   groups expand (`leap.algorithms.dcp.dcp_decide`: the gate, or budget mode) and which of their samples
   continue (`needs_turn`). Budget mode ranks the whole step's groups, so it runs as one chunk.
@@ -30,7 +32,7 @@ from leap.rollout.records import Group
 from leap.tasks.task import Task
 from leap.trainer.checkpoint import rng_state, set_rng_state
 from leap.trainer.config import TrainConfig
-from leap.trainer.model import PolicyModel
+from leap.trainer.model import PolicyModel, generation_mode
 
 CHARS_PER_TOKEN = 3
 
@@ -96,7 +98,7 @@ class Rollouts:
         # the runner bounds contexts in characters; ~3 characters per token for code and prose
         chars = CHARS_PER_TOKEN * (r.max_context_tokens - s.max_new_tokens)
         episode = EpisodeConfig(max_turns=r.max_turns, backend=r.kernel_backend, params=params,
-                                context_budget=chars)
+                                context_budget=chars, keep_solved=self.cfg.dcp.keep_solved)
         hook = dcp_continue(r.max_turns, self.cfg.dcp)
         clock = {"generate": 0.0, "sandbox": 0.0}
         clock_lock = threading.Lock()
@@ -115,18 +117,15 @@ class Rollouts:
             return run_episodes(pol, chunk, r.group_size, timed_verify, episode, continue_batch=hook)
 
         chunks = self._chunks(tasks)
-        model = self.policy.model
-        was_training = model.training
-        model.eval()
         t0 = time.perf_counter()
         try:
-            if len(chunks) == 1:
-                groups = run(0, chunks[0])
-            else:
-                with ThreadPoolExecutor(max_workers=len(chunks), thread_name_prefix="leap-episodes") as ex:
-                    groups = [g for part in ex.map(run, range(len(chunks)), chunks) for g in part]
+            with generation_mode(self.policy.model):
+                if len(chunks) == 1:
+                    groups = run(0, chunks[0])
+                else:
+                    with ThreadPoolExecutor(max_workers=len(chunks), thread_name_prefix="leap-episodes") as ex:
+                        groups = [g for part in ex.map(run, range(len(chunks)), chunks) for g in part]
         finally:
-            model.train(was_training)
             set_rng_state(saved)
         wall = time.perf_counter() - t0
         clock["overlap_saved"] = max(0.0, clock["generate"] + clock["sandbox"] - wall)
