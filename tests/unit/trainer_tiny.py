@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from leap.sandbox.verdict import Verdict
+
 
 def write_tiny_checkpoint(path: Path, seed: int = 0) -> Path:
     import torch
@@ -29,3 +31,27 @@ def write_tiny_checkpoint(path: Path, seed: int = 0) -> Path:
     model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+def letter_rule(text: str) -> Verdict:
+    ok = any("a" <= ch <= "z" for ch in text[:4])
+    return Verdict(status="ok" if ok else "incorrect", correct=ok,
+                   feedback="" if ok else "Start with a lowercase letter.")
+
+
+def letter_early(pairs):
+    """LEARNING-TEST REWARD (not the sandbox): a real rule over the generated text — correct iff one of
+    the first 4 characters is a lowercase ASCII letter (about 1 in 3 for the untrained tiny model).
+    It tests the optimiser path (sampling -> tournament -> credit -> loss -> update), nothing else.
+    (`short_prompts` fences completions so the runner hands the whole text to the rule as "code".)"""
+    return [letter_rule(code[1:]) for _, code in pairs]
+
+
+def short_prompt(task, backend):
+    return [{"role": "user", "content": "word"}]
+
+
+def _fence(gens):
+    for g in gens:
+        g.text = "```python\n|" + g.text.replace("`", "'") + "|\n```"  # "|": keep edge whitespace
+    return gens
