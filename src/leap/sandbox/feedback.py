@@ -150,3 +150,25 @@ def feedback_for(status: str, **info: Any) -> str:
         return info.get("message") or ("No usable solution found: answer with one fenced python block that "
                                        "defines class ModelNew(nn.Module).")
     raise ValueError(f"unknown verdict status {status!r}")
+
+
+def source_line(source: str, line: int, limit: int = 160) -> str:
+    """The text of 1-based ``line`` of ``source`` (stripped, bounded), or "" when out of range."""
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    text = lines[line - 1].strip()
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def gate_feedback(reason: str, rule: str, line: int, col: int, message: str, source: str) -> str:
+    """A static-gate rejection for the policy: the general reason, then the rule, where it fired and the
+    offending line, e.g. ``Rule torch_compute, line 12: PyTorch compute ...`` + ``    12 | y = x * 2``.
+    A syntax error gives line and column. The gate's rules are fixed and public (unlike the run-time
+    detectors, whose words stay generic), so naming them teaches the rule rather than a dodge."""
+    where = f"line {line}, column {col + 1}" if rule == "syntax" else (f"line {line}" if line else "")
+    text = f"{reason}\nRule {rule}" + (f", {where}" if where else "") + f": {message}"
+    quoted = source_line(source, line) if line else ""
+    if quoted:
+        text += f"\n    {line} | {quoted}"
+    return _bound(text, MAX_CHARS)

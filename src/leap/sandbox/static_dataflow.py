@@ -1,11 +1,15 @@
 """Data-path analysis for the static gate.
 
 The *data path* is every function that can run when ModelNew is called: ``forward``/``__call__`` of the
-candidate's module classes and everything they reference (helper functions, methods, lambdas, functions
-stored as values), but not ``__init__``, the reference ``Model``, the input generators or the
-``@triton.jit`` bodies. Over it a small flow-insensitive kind analysis tells tensors from Python scalars,
-so ``n = x.numel(); grid = (n + 255) // 256`` passes while ``y = x * 2`` or ``x.sum()`` is PyTorch compute.
-It also records which backends' kernels are launched there.
+candidate's module classes and everything they reference (helper functions, methods, the ``__init__`` of
+classes built there, functions stored as values), but not the reference ``Model``, the input generators
+or the ``@triton.jit`` bodies. Over it a flow-insensitive kind analysis (`leap.sandbox.static_kinds`)
+tells tensors from Python scalars, so ``n = x.numel(); grid = (n + 255) // 256`` passes while
+``y = x * 2`` or ``x.sum()`` is PyTorch compute. The analysis is *default deny*: a value whose kind it
+cannot establish counts as possibly a tensor. Containers keep the kind of their items; lambdas and nested
+functions are analysed wherever they are defined (also in ``__init__``), with their parameters possibly
+tensors; attributes stored on ``self`` keep the kind stored (``__init__``'s arguments are the task's
+init inputs). It also records which backends' kernels are launched on the path.
 """
 
 from __future__ import annotations
@@ -13,101 +17,32 @@ from __future__ import annotations
 import ast
 
 from leap.sandbox import static_gate_tables as T
+from leap.sandbox import static_kinds as K
+from leap.sandbox.static_dataflow_calls import call_kind, method_store
 from leap.sandbox.static_gate_tables import torch_category
+from leap.sandbox.static_index import ModuleIndex
+from leap.sandbox.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
-TENSOR, SCALAR, UNKNOWN = "tensor", "scalar", "unknown"
+__all__ = ["DataPath", "ModuleIndex"]
 _ENTRY_METHODS = ("forward", "__call__", "backward")
 _EXCLUDED_FUNCS = ("get_inputs", "get_init_inputs", "get_small_inputs")
-_JIT_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "triton.language.jit")
-
-
-def merge(a: str, b: str) -> str:
-    if a == b:
-        return a
-    if TENSOR in (a, b):
-        return TENSOR
-    if a == UNKNOWN:
-        return b
-    if b == UNKNOWN:
-        return a
-    return UNKNOWN
-
-
-class ModuleIndex:
-    """Imports, aliases, functions, classes and Triton kernels of a candidate module."""
-
-    def __init__(self, tree: ast.Module):
-        self.tree = tree
-        self.imports: dict[str, str] = {}
-        self.aliases: dict[str, str] = {}
-        self.functions: dict[str, ast.FunctionDef] = {}
-        self.classes: dict[str, ast.ClassDef] = {}
-        self.defined_names: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.asname:
-                        self.imports[a.asname] = a.name
-                    else:
-                        root = a.name.split(".")[0]
-                        self.imports[root] = root
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for a in node.names:
-                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.functions[node.name] = node
-                self.defined_names.add(node.name)
-            elif isinstance(node, ast.ClassDef):
-                self.classes[node.name] = node
-                self.defined_names.add(node.name)
-        for _ in range(2):  # aliases of aliases
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    t = node.targets[0]
-                    if isinstance(t, ast.Name):
-                        q = self.qualname(node.value)
-                        if q is not None:
-                            self.aliases[t.id] = q
-                        elif t.id not in self.aliases:
-                            self.defined_names.add(t.id)
-        self.jit: set[str] = set()
-        for name, fn in self.functions.items():
-            for d in fn.decorator_list:
-                q = self.qualname(d.func if isinstance(d, ast.Call) else d)
-                if q in _JIT_DECORATORS:
-                    self.jit.add(name)
-        for node in tree.body:  # k = triton.jit(fn)
-            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                    and self.qualname(node.value.func) in _JIT_DECORATORS):
-                for t in node.targets:
-                    if isinstance(t, ast.Name):
-                        self.jit.add(t.id)
-                        self.aliases.pop(t.id, None)
-
-    def qualname(self, node: ast.AST) -> str | None:
-        """Dotted name of an expression rooted at an import (through aliases), else None."""
-        if isinstance(node, ast.Name):
-            return self.imports.get(node.id) or self.aliases.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.qualname(node.value)
-            return f"{base}.{node.attr}" if base else None
-        return None
-
-    def class_bases(self, cls: ast.ClassDef) -> list[str]:
-        return [self.qualname(b) or (b.id if isinstance(b, ast.Name) else "") for b in cls.bases]
+_PASSES = 4  # silent passes let kinds settle; the last one flags
+_CONSTANTS = {"math": {"pi", "e", "tau", "inf", "nan"}, "cmath": {"pi", "e", "tau", "inf", "nan"}}
 
 
 class _Func:
-    def __init__(self, node: ast.FunctionDef | ast.Lambda, cls: str | None):
+    def __init__(self, node: ast.FunctionDef, cls: str | None):
         self.node, self.cls = node, cls
-        self.params: dict[str, str] = {}
-        self.ret = UNKNOWN
         args = node.args
         self.names = [a.arg for a in args.posonlyargs + args.args]
-        is_static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
-                        for d in getattr(node, "decorator_list", []))
+        is_static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
         self.offset = 1 if cls is not None and not is_static else 0
+        self.base: dict[str, Kind] = {}   # kinds known before any call site (annotations, defaults)
+        self.seen: dict[str, Kind] = {}   # kinds passed at call sites during the previous pass
+        self.seen_next: dict[str, Kind] = {}
+        self.params: dict[str, Kind] = {}
+        self.ret = UNSET
+        self.launches: set[str] = set()
 
 
 class DataPath:
@@ -116,28 +51,35 @@ class DataPath:
     def __init__(self, index: ModuleIndex, allowed_ops=()):
         self.ix = index
         self.allowed = [o.lower() for o in allowed_ops]
-        self.violations: list[tuple[int, str]] = []
+        self.violations: list[tuple[int, int, str]] = []
         self.launched: set[str] = set()
+        self.sink: set[str] = self.launched   # where launches seen now are recorded
         self.flagging = False
+        self.silent = False                   # analysing code off the data path (records kinds only)
+        self.offpath_final = False            # last pass over code off the path: check callables made there
         self.cur_cls: str | None = None
-        self.module_kinds: dict[str, str] = {}
+        self.module_kinds: dict[str, Kind] = {}
         self.funcs: dict[tuple[str | None, str], _Func] = {}
-        self.self_kinds: dict[str, dict[str, str]] = {}
+        self.self_base: dict[str, dict[str, Kind]] = {}   # from class bodies and off-path methods
+        self.self_seen: dict[str, dict[str, Kind]] = {}   # stored on the path in the previous pass
+        self.self_next: dict[str, dict[str, Kind]] = {}
+        self.callables: dict[str, set[str]] = {}          # lambda / nested def id -> kernels it launches
         self.model_like = {n for n in index.classes if n == "Model"}
         for cname, cls in index.classes.items():
             for stmt in cls.body:
-                if isinstance(stmt, ast.FunctionDef):
+                if isinstance(stmt, ast.FunctionDef) and (cname, stmt.name) not in index.jit_methods:
                     self.funcs[(cname, stmt.name)] = _Func(stmt, cname)
         for fname, fn in index.functions.items():
             if isinstance(fn, ast.FunctionDef):
                 self.funcs[(None, fname)] = _Func(fn, None)
         self.autograd = {c for c, node in index.classes.items()
                          if any(b.startswith("torch.autograd") for b in index.class_bases(node))}
+        self.grid_lambdas, self.grid_names = _grid_lambdas(index.tree)
 
     # --- which functions are on the data path ----------------------------------------------------
     def _excluded(self, key: tuple[str | None, str]) -> bool:
         cls, name = key
-        if cls in self.model_like or name == "__init__":
+        if cls in self.model_like:
             return True
         return cls is None and (name in _EXCLUDED_FUNCS or name in self.ix.jit)
 
@@ -158,6 +100,8 @@ class DataPath:
                 refs = []
                 if isinstance(node, ast.Name) and (None, node.id) in self.funcs:
                     refs.append((None, node.id))
+                elif isinstance(node, ast.Name) and node.id in self.ix.classes:  # built (or its __init__ run) here
+                    refs += [k for k in self.funcs if k[0] == node.id and k[1] in ("__init__", *_ENTRY_METHODS)]
                 elif isinstance(node, ast.Attribute) and node.attr in method_names:
                     refs += [k for k in self.funcs if k[1] == node.attr and k[0] is not None]
                 for r in refs:
@@ -176,35 +120,40 @@ class DataPath:
                 out.append((None, child.id))
             elif (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name)
                   and child.value.id == "self"):
-                out += [k for k in self.funcs if k[0] is not None and k[1] == child.attr]
+                out += [k for k in self.funcs if k[0] is not None and k[1] == child.attr and k[1] != "__init__"]
         return out
 
     # --- analysis --------------------------------------------------------------------------------
     def run(self) -> None:
         keys = self.included()
-        lambdas: list[ast.Lambda] = []  # module- and class-level lambdas run as data path when called
-        for node in self.ix.tree.body:  # module-level values: extensions, raw kernels, constants
-            if isinstance(node, ast.Assign):
-                k = self._value_kind(node.value)
-                lambdas += [n for n in ast.walk(node.value) if isinstance(n, ast.Lambda)]
-                for t in node.targets:
-                    if isinstance(t, ast.Name) and t.id not in self.ix.aliases:
-                        self.module_kinds[t.id] = k
-        for cname, cls in self.ix.classes.items():  # attributes assigned to self anywhere in the class
-            kinds: dict[str, str] = {}
-            self.self_kinds[cname] = kinds
+        self.silent = True
+        for p in range(2):  # module-level values: extensions, raw kernels, constants, dispatch tables
+            self.offpath_final = p == 1
+            for node in self.ix.tree.body:
+                if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                    k, env = self._value_kind(node.value, {}), {}
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        self._bind(t, k, env, node)
+                    for name, kn in env.items():
+                        if name not in self.ix.aliases:
+                            self.module_kinds[name] = merge(self.module_kinds.get(name, UNSET), kn)
+        for cname, cls in self.ix.classes.items():
+            self.self_base[cname] = {}
             if cname in self.model_like:
                 continue
             self.cur_cls = cname
             for stmt in cls.body:  # class attributes (act = torch.relu) are reachable as self.act
                 if isinstance(stmt, ast.Assign):
-                    lambdas += [n for n in ast.walk(stmt.value) if isinstance(n, ast.Lambda)]
+                    k = self._value_kind(stmt.value, {})
                     for t in stmt.targets:
                         if isinstance(t, ast.Name):
-                            kinds[t.id] = self._value_kind(stmt.value)
-            for _ in range(2):
-                for node in ast.walk(cls):
-                    self._collect_self(node, kinds)
+                            self.self_base[cname][t.id] = k
+        off_path = [k for k in self.funcs if k not in keys and not self._excluded(k) and k[0] is not None]
+        for p in range(2):  # __init__ and other methods off the path: what they store on self
+            self.offpath_final = p == 1
+            for key in off_path:
+                self._analyze(key, init_args=key[1] == "__init__")
+        self.silent = False
         for key in keys:
             f = self.funcs[key]
             entry = key[0] is not None and key[1] in _ENTRY_METHODS
@@ -212,232 +161,289 @@ class DataPath:
             for i, a in enumerate(f.node.args.posonlyargs + f.node.args.args):
                 if i < f.offset + first and (f.offset or key[0] in self.autograd):
                     continue
-                f.params[a.arg] = _annot_kind(a.annotation) or (TENSOR if entry else UNKNOWN)
+                f.base[a.arg] = _annot_kind(a.annotation) or (TENSOR if entry else UNSET)
             positional = f.node.args.posonlyargs + f.node.args.args
             for a, d in zip(positional[len(positional) - len(f.node.args.defaults):], f.node.args.defaults,
                             strict=True):
-                q = self.ix.qualname(d)
-                if q is not None:  # def forward(self, x, act=torch.relu)
-                    f.params[a.arg] = f"ref:{q}"
-            if f.node.args.vararg is not None and entry:
-                f.params[f.node.args.vararg.arg] = TENSOR
-        for i in range(3):
-            self.flagging = i == 2
+                f.base[a.arg] = merge(f.base.get(a.arg, UNSET), self._value_kind(d, {}))
+            for a, d in zip(f.node.args.kwonlyargs, f.node.args.kw_defaults, strict=True):
+                f.base[a.arg] = _annot_kind(a.annotation) or (self._value_kind(d, {}) if d is not None else UNKNOWN)
+            for va in (f.node.args.vararg, f.node.args.kwarg):
+                if va is not None:
+                    f.base[va.arg] = K.TENSORS if entry else UNKNOWN
+        for i in range(_PASSES):
+            self.flagging = i == _PASSES - 1
+            for key in keys:
+                f = self.funcs[key]
+                f.seen, f.seen_next = f.seen_next, {}
+            self.self_seen, self.self_next = self.self_next, {}
             for key in keys:
                 self._analyze(key)
-        for lam in lambdas:
-            self._kind(lam.body, {a.arg: UNKNOWN for a in lam.args.args}, lam)
 
-    def _value_kind(self, expr: ast.AST) -> str:
+    def _analyze(self, key: tuple[str | None, str], init_args: bool = False) -> None:
+        f = self.funcs[key]
+        self.cur_cls = key[0]
+        if init_args:  # __init__ off the path: its arguments are the task's init inputs (never forward's)
+            env = {n: _annot_kind(a.annotation) or SCALAR
+                   for n, a in zip(f.names[f.offset:], (f.node.args.posonlyargs + f.node.args.args)[f.offset:],
+                                   strict=True)}
+        elif self.silent:
+            env = {n: UNKNOWN for n in f.names[f.offset:]}
+        else:
+            env = {n: merge(f.base.get(n, UNSET), f.seen.get(n, UNSET)) for n in set(f.base) | set(f.seen)}
+            env = {n: (UNKNOWN if k == UNSET else k) for n, k in env.items()}
+        for va in (f.node.args.vararg, f.node.args.kwarg, *f.node.args.kwonlyargs):
+            if va is not None and va.arg not in env:
+                env[va.arg] = UNKNOWN
+        sink, self.sink = self.sink, (f.launches if self.silent else self.launched)
+        try:
+            ret = self._body(f.node.body, env)
+        finally:
+            self.sink = sink
+        if not self.silent:
+            f.ret = ret
+
+    def _value_kind(self, expr: ast.AST, env: dict[str, Kind]) -> Kind:
         """Kind of a stored value; a value that wraps a PyTorch compute function (``partial(F.gelu)``)
         counts as a reference to it, so calling it in the data path is compute."""
-        k = self._kind(expr, {}, None)
-        if k not in (UNKNOWN, "none"):
+        k = self._kind(expr, env, None)
+        if k.tag not in (Tag.UNKNOWN, Tag.NONE, Tag.UNSET):
             return k
         funcs = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
         for n in ast.walk(expr):
-            if isinstance(n, ast.Name | ast.Attribute) and id(n) not in funcs and not isinstance(n, ast.Lambda):
+            if isinstance(n, ast.Name | ast.Attribute) and id(n) not in funcs:
                 q = self.ix.qualname(n)
                 if q and q.startswith("torch.") and torch_category(q) in ("compute", "module"):
-                    return f"ref:{q}"
+                    return K.ref(q)
         return k
 
-    def _collect_self(self, node: ast.AST, kinds: dict[str, str]) -> None:
-        if isinstance(node, ast.Assign):
-            k = self._value_kind(node.value)
-            for t in node.targets:
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                    old = kinds.get(t.attr)
-                    kinds[t.attr] = k if old in (None, UNKNOWN, "none") else (merge(old, k) if k != "none" else old)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("register_buffer", "register_parameter") and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            kinds[node.args[0].value] = TENSOR
+    def self_kind(self, cls: str | None, attr: str) -> Kind:
+        """Kind of ``self.<attr>`` in class ``cls``; a kernel defined in the class is a kernel."""
+        if (cls, attr) in self.ix.jit_methods:
+            return K.JIT
+        k = merge(self.self_base.get(cls or "", {}).get(attr, UNSET), self.self_seen.get(cls or "", {}).get(attr, UNSET))
+        return UNKNOWN if k == UNSET else k
 
-    def _analyze(self, key: tuple[str | None, str]) -> None:
-        f = self.funcs[key]
-        env = dict(f.params)
-        self.cur_cls = key[0]
-        ret = self._body(f.node.body, env)
-        f.ret = ret
+    def store_self(self, cls: str | None, attr: str, k: Kind) -> None:
+        if cls is None:
+            return
+        book = self.self_base if self.silent else self.self_next
+        d = book.setdefault(cls, {})
+        d[attr] = merge(d.get(attr, UNSET), k)
+        if not self.silent:
+            self.self_seen.setdefault(cls, {}).setdefault(attr, k)
 
     def flag(self, node: ast.AST, msg: str) -> None:
-        if self.flagging:
-            self.violations.append((getattr(node, "lineno", 0), msg))
+        if self.flagging and not self.silent:
+            self.violations.append((getattr(node, "lineno", 0), getattr(node, "col_offset", 0), msg))
 
     def _op_ok(self, name: str) -> bool:
         name = name.lower()
         return any(name == op or name in T.OP_SYNONYMS.get(op, ()) for op in self.allowed)
 
-    def _compute(self, node: ast.AST, name: str, what: str) -> None:
+    def compute(self, node: ast.AST, name: str, what: str) -> None:
         if not self._op_ok(name):
             self.flag(node, f"PyTorch compute in the data path: {what}")
 
+    def unknown(self, node: ast.AST, what: str) -> None:
+        """Default deny: an operation on a value the analysis cannot prove is not a tensor."""
+        self.flag(node, f"{what} on a value the gate cannot identify (treated as a possible tensor)")
+
     # --- statements ------------------------------------------------------------------------------
-    def _body(self, stmts: list[ast.stmt], env: dict[str, str]) -> str:
-        ret = "none"
+    def _body(self, stmts: list[ast.stmt], env: dict[str, Kind]) -> Kind:
+        ret = K.NONE
         for s in stmts:
             r = self._stmt(s, env)
             if r is not None:
-                ret = r if ret == "none" else merge(ret, r)
-        return ret if ret != "none" else UNKNOWN
+                ret = merge(ret, r)
+        return ret
 
-    def _stmt(self, s: ast.stmt, env: dict[str, str]) -> str | None:
+    def _stmt(self, s: ast.stmt, env: dict[str, Kind]) -> Kind | None:
         ret = None
         if isinstance(s, ast.Assign):
-            k = self._kind(s.value, env, s)
+            k = self._assigned(s.value, s.targets, env, s)
             for t in s.targets:
-                self._bind(t, k, env)
+                self._bind(t, k, env, s)
         elif isinstance(s, ast.AnnAssign):
             if s.value is not None:
-                self._bind(s.target, self._kind(s.value, env, s), env)
+                self._bind(s.target, self._assigned(s.value, [s.target], env, s), env, s)
         elif isinstance(s, ast.AugAssign):
             kt, kv = self._kind(s.target, env, s), self._kind(s.value, env, s)
+            name = T.BINOP_NAMES.get(type(s.op).__name__, "op")
             if TENSOR in (kt, kv):
-                name = T.BINOP_NAMES.get(type(s.op).__name__, "op")
-                self._compute(s, name, f"in-place tensor operator ({name}_)")
+                self.compute(s, name, f"in-place tensor operator ({name}_)")
+            elif kt.maybe_tensor or kv.maybe_tensor:
+                self.unknown(s, f"in-place operator ({name}_)")
+            self._bind(s.target, _binop_kind(kt, kv), env, s)
         elif isinstance(s, ast.Return):
-            ret = self._kind(s.value, env, s) if s.value is not None else "none"
+            ret = self._kind(s.value, env, s) if s.value is not None else K.NONE
         elif isinstance(s, ast.Expr):
             self._kind(s.value, env, s)
         elif isinstance(s, ast.For | ast.AsyncFor):
             ki = self._kind(s.iter, env, s)
-            self._bind(s.target, SCALAR if _is_range(s.iter) else (TENSOR if ki in (TENSOR, "tensors") else UNKNOWN),
-                       env)
-            ret = self._merge_ret(ret, self._body(s.body, env))
-            ret = self._merge_ret(ret, self._body(s.orelse, env))
+            self._bind(s.target, SCALAR if _is_range(s.iter) else K.element(ki), env, s)
+            ret = _merge_ret(ret, self._body(s.body, env))
+            ret = _merge_ret(ret, self._body(s.orelse, env))
         elif isinstance(s, ast.While | ast.If):
             self._kind(s.test, env, s)
-            ret = self._merge_ret(ret, self._body(s.body, env))
-            ret = self._merge_ret(ret, self._body(s.orelse, env))
+            ret = _merge_ret(ret, self._body(s.body, env))
+            ret = _merge_ret(ret, self._body(s.orelse, env))
         elif isinstance(s, ast.With | ast.AsyncWith):
             for item in s.items:
                 k = self._kind(item.context_expr, env, s)
                 if item.optional_vars is not None:
-                    self._bind(item.optional_vars, k, env)
-            ret = self._merge_ret(ret, self._body(s.body, env))
+                    self._bind(item.optional_vars, k, env, s)
+            ret = _merge_ret(ret, self._body(s.body, env))
         elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
-            inner = {a.arg: _annot_kind(a.annotation) or UNKNOWN for a in s.args.args}
-            self._body(s.body, {**env, **inner})
+            env[s.name] = self.callable_kind(s, env)
+        elif isinstance(s, ast.ClassDef):
             env[s.name] = UNKNOWN
         elif isinstance(s, ast.Delete):
             for t in s.targets:
-                if isinstance(t, ast.Subscript) and self._kind(t.value, env, s) == TENSOR:
-                    self._compute(s, "delitem", "deleting tensor items")
+                if isinstance(t, ast.Subscript) and self._kind(t.value, env, s).maybe_tensor:
+                    self.compute(s, "delitem", "deleting tensor items")
         elif isinstance(s, ast.Assert | ast.Raise):
             for child in ast.iter_child_nodes(s):
                 if isinstance(child, ast.expr):
                     self._kind(child, env, s)
         return ret
 
-    @staticmethod
-    def _merge_ret(a: str | None, b: str) -> str | None:
-        if b == UNKNOWN:
-            return a
-        return b if a is None else merge(a, b)
+    def _assigned(self, value: ast.expr, targets: list[ast.expr], env, s) -> Kind:
+        """Kind of an assigned value; a lambda bound to a name used only as a launch grid gets scalar
+        parameters (Triton calls it with the meta-parameters)."""
+        if isinstance(value, ast.Lambda) and all(isinstance(t, ast.Name) and t.id in self.grid_names
+                                                 for t in targets):
+            return self.callable_kind(value, env, SCALAR)
+        return self._value_kind(value, env) if self.silent else self._kind(value, env, s)
 
-    def _bind(self, target: ast.AST, kind: str, env: dict[str, str]) -> None:
+    def callable_kind(self, node: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, Kind],
+                      params: Kind = UNKNOWN) -> Kind:
+        """Analyse a lambda or nested function where it is defined: its parameters may be tensors, it sees
+        the enclosing names. Off the path its launches are kept for when the path calls it."""
+        args = node.args
+        inner = {a.arg: _annot_kind(a.annotation) or params
+                 for a in args.posonlyargs + args.args + args.kwonlyargs}
+        for va in (args.vararg, args.kwarg):
+            if va is not None:
+                inner[va.arg] = params if params == SCALAR else UNKNOWN
+        launches = self.callables.setdefault(str(id(node)), set())
+        silent, flagging, sink = self.silent, self.flagging, self.sink
+        if silent:  # a callable made off the path (e.g. in __init__) may be called from forward: check it
+            self.silent, self.flagging, self.sink = False, self.offpath_final, launches
+        try:
+            scope = {**env, **inner}
+            if isinstance(node, ast.Lambda):
+                self._kind(node.body, scope, node)
+            else:
+                self._body(node.body, scope)
+        finally:
+            self.silent, self.flagging, self.sink = silent, flagging, sink
+        return Kind(Tag.CALLABLE, str(id(node)))
+
+    def _bind(self, target: ast.AST, kind: Kind, env: dict[str, Kind], stmt) -> None:
         if isinstance(target, ast.Name):
             env[target.id] = kind
         elif isinstance(target, ast.Tuple | ast.List):
-            sub = kind if kind in (TENSOR, SCALAR) else (TENSOR if kind == "tensors" else UNKNOWN)
+            sub = K.element(kind) if kind.tag is not Tag.SCALAR else SCALAR
+            if kind.tag is Tag.INDEXED and len(target.elts) == 2:  # i, item = enumerate's pair
+                self._bind(target.elts[0], SCALAR, env, stmt)
+                self._bind(target.elts[1], kind.inner or UNSET, env, stmt)
+                return
             for e in target.elts:
-                self._bind(e.value if isinstance(e, ast.Starred) else e, sub, env)
+                self._bind(e.value if isinstance(e, ast.Starred) else e, sub, env, stmt)
         elif isinstance(target, ast.Subscript):
-            if self._kind(target.value, env, target) == TENSOR:
-                self._compute(target, "copy", "writing into a tensor with indexing (copy_/fill)")
+            kc = self._kind(target.value, env, target)
             self._kind(target.slice, env, target)
+            if kc == TENSOR:
+                self.compute(target, "copy", "writing into a tensor with indexing (copy_/fill)")
+            elif kc.tag in (Tag.UNKNOWN, Tag.UNSET):
+                self.unknown(target, "writing with indexing (copy_/fill)")
+            else:
+                method_store(self, target.value, K.container_of(kc, kind), env)
         elif isinstance(target, ast.Attribute):
-            self._kind(target.value, env, target)
+            base = target.value
+            if isinstance(base, ast.Name) and base.id == "self" and "self" not in env:
+                self.store_self(self.cur_cls, target.attr, kind)
+                return
+            kb = self._kind(base, env, target)
+            if kb.tag is Tag.USERMOD:
+                self.store_self(kb.arg, target.attr, kind)
+            elif kind.maybe_tensor or kind.tag is Tag.CALLABLE:
+                self.unknown(target, f"storing a value as attribute .{target.attr} of another object")
 
     # --- expressions ------------------------------------------------------------------------------
-    def _kind(self, e: ast.AST | None, env: dict[str, str], stmt: ast.AST | None) -> str:
+    def _kind(self, e: ast.AST | None, env: dict[str, Kind], stmt: ast.AST | None) -> Kind:
         if e is None:
             return UNKNOWN
         if isinstance(e, ast.Constant):
-            return "none" if e.value is None else SCALAR
+            return K.NONE if e.value is None else SCALAR
         if isinstance(e, ast.Name):
-            if e.id in env:
-                return env[e.id]
-            q = self.ix.qualname(e)
-            if q is not None:
-                return self._ref(e, q)
-            if e.id in self.ix.jit:
-                return "jit"
-            if e.id in self.ix.classes:
-                return f"class:{e.id}"
-            if e.id in self.ix.functions:
-                return f"userfn:{e.id}"
-            return self.module_kinds.get(e.id, UNKNOWN)
+            return self._name(e, env)
         if isinstance(e, ast.Attribute):
             return self._attr(e, env, stmt)
         if isinstance(e, ast.Subscript):
-            kv = self._kind(e.value, env, stmt)
-            ks = self._kind(e.slice, env, stmt)
-            if kv == TENSOR:
-                if ks == TENSOR:
-                    self._compute(e, "index", "indexing a tensor with a tensor (gather)")
-                return TENSOR
-            return SCALAR if kv == SCALAR else (TENSOR if kv == "tensors" else UNKNOWN)
+            return self._subscript(e, env, stmt)
         if isinstance(e, ast.Slice):
             ks = [self._kind(p, env, stmt) for p in (e.lower, e.upper, e.step) if p is not None]
-            return TENSOR if TENSOR in ks else SCALAR
+            return TENSOR if any(k.maybe_tensor for k in ks) else SCALAR
         if isinstance(e, ast.Tuple | ast.List | ast.Set):
-            ks = [self._kind(x, env, stmt) for x in e.elts]
-            if ks and all(k == SCALAR for k in ks):
-                return SCALAR
-            return "tensors" if TENSOR in ks else UNKNOWN
+            return _items([self._kind(x, env, stmt) for x in e.elts])
         if isinstance(e, ast.Dict):
-            for x in list(e.keys) + list(e.values):
+            for x in e.keys:
                 self._kind(x, env, stmt)
-            return UNKNOWN
+            return _items([self._kind(x, env, stmt) for x in e.values])
         if isinstance(e, ast.BinOp):
             kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
+            name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
             if TENSOR in (kl, kr):
-                name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
-                self._compute(e, name, f"tensor operator ({name})")
-                return TENSOR
-            return SCALAR if kl == kr == SCALAR else UNKNOWN
+                self.compute(e, name, f"tensor operator ({name})")
+            elif kl.maybe_tensor or kr.maybe_tensor:
+                self.unknown(e, f"operator ({name})")
+            return _binop_kind(kl, kr)
         if isinstance(e, ast.UnaryOp):
             k = self._kind(e.operand, env, stmt)
+            if isinstance(e.op, ast.Not):
+                return SCALAR
             if k == TENSOR:
-                self._compute(e, type(e.op).__name__.lower(), "unary tensor operator")
+                self.compute(e, type(e.op).__name__.lower(), "unary tensor operator")
+            elif k.maybe_tensor:
+                self.unknown(e, "unary operator")
             return k
         if isinstance(e, ast.BoolOp):
-            ks = [self._kind(x, env, stmt) for x in e.values]
-            out = ks[0]
-            for k in ks[1:]:
-                out = merge(out, k)
+            out = UNSET
+            for x in e.values:
+                out = merge(out, self._kind(x, env, stmt))
             return out
         if isinstance(e, ast.Compare):
             ks = [self._kind(x, env, stmt) for x in [e.left, *e.comparators]]
             numeric = any(not isinstance(op, ast.Is | ast.IsNot | ast.In | ast.NotIn) for op in e.ops)
-            if TENSOR in ks and numeric:
-                self._compute(e, "compare", "tensor comparison")
+            if numeric and TENSOR in ks:
+                self.compute(e, "compare", "tensor comparison")
                 return TENSOR
+            if numeric and any(k.maybe_tensor for k in ks):
+                self.unknown(e, "comparison")
             return SCALAR
         if isinstance(e, ast.IfExp):
             self._kind(e.test, env, stmt)
             return merge(self._kind(e.body, env, stmt), self._kind(e.orelse, env, stmt))
         if isinstance(e, ast.Call):
-            return self._call(e, env, stmt)
+            return call_kind(self, e, env, stmt)
         if isinstance(e, ast.Lambda):
-            self._kind(e.body, {**env, **{a.arg: UNKNOWN for a in e.args.args}}, stmt)
-            return UNKNOWN
+            return self.callable_kind(e, env, SCALAR if id(e) in self.grid_lambdas else UNKNOWN)
         if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
             inner = dict(env)
             for g in e.generators:
                 ki = self._kind(g.iter, inner, stmt)
-                self._bind(g.target, SCALAR if _is_range(g.iter) else (TENSOR if ki in (TENSOR, "tensors")
-                                                                       else UNKNOWN), inner)
+                self._bind(g.target, SCALAR if _is_range(g.iter) else K.element(ki), inner, stmt)
                 for c in g.ifs:
                     self._kind(c, inner, stmt)
-            parts = [e.key, e.value] if isinstance(e, ast.DictComp) else [e.elt]
-            ks = [self._kind(p, inner, stmt) for p in parts]
-            return "tensors" if TENSOR in ks else UNKNOWN
+            part = e.value if isinstance(e, ast.DictComp) else e.elt
+            if isinstance(e, ast.DictComp):
+                self._kind(e.key, inner, stmt)
+            return _items([self._kind(part, inner, stmt)])
         if isinstance(e, ast.NamedExpr):
             k = self._kind(e.value, env, stmt)
-            self._bind(e.target, k, env)
+            self._bind(e.target, k, env, stmt)
             return k
         if isinstance(e, ast.Starred):
             return self._kind(e.value, env, stmt)
@@ -450,42 +456,131 @@ class DataPath:
                 self._kind(child, env, stmt)
         return UNKNOWN
 
-    def _ref(self, node: ast.AST, q: str) -> str:
+    def _name(self, e: ast.Name, env: dict[str, Kind]) -> Kind:
+        if e.id in env:
+            return env[e.id]
+        q = self.ix.qualname(e)
+        if q is not None:
+            return self.ref(e, q)
+        if e.id in self.ix.jit:
+            return K.JIT
+        if e.id in self.ix.classes:
+            return Kind(Tag.CLASS, e.id)
+        if e.id in self.ix.functions:
+            return Kind(Tag.USERFN, e.id)
+        if e.id in ("True", "False", "None"):
+            return SCALAR
+        return self.module_kinds.get(e.id, UNKNOWN)
+
+    def _subscript(self, e: ast.Subscript, env: dict[str, Kind], stmt) -> Kind:
+        kv = self._kind(e.value, env, stmt)
+        ks = self._kind(e.slice, env, stmt)
+        if kv.tag is Tag.JIT:
+            return K.LAUNCHER
+        if kv == TENSOR:
+            if ks == TENSOR:
+                self.compute(e, "index", "indexing a tensor with a tensor (gather)")
+            elif ks.tag in (Tag.UNKNOWN, Tag.UNSET, Tag.TENSORS):
+                self.unknown(e, "indexing a tensor")
+            return TENSOR
+        if kv.tag in (Tag.UNKNOWN, Tag.UNSET) and ks == TENSOR:
+            self.unknown(e, "indexing with a tensor")
+        return K.element(kv)
+
+    def ref(self, node: ast.AST, q: str) -> Kind:
         """Kind of a reference to an imported name used as a value (not called)."""
+        root, last = q.split(".")[0], q.rsplit(".", 1)[-1]
         if q.startswith("torch."):
             cat = torch_category(q)
             if cat == "compute":
-                self._compute(node, q.rsplit(".", 1)[-1], f"reference to {q}")
+                self.compute(node, last, f"reference to {q}")
             if cat == "dtype":
                 return SCALAR
-        return f"ref:{q}"
+        if last in _CONSTANTS.get(root, ()) or (root in ("triton", "numpy", "cupy") and last in T.ARRAY_LIB_SAFE
+                                                and last[:1].isdigit() is False and last.islower()
+                                                and any(c.isdigit() for c in last)):
+            return SCALAR
+        if q.startswith("triton.language.") and last in T.TORCH_DTYPES | {"constexpr"}:
+            return SCALAR
+        return K.ref(q)
 
-    def _attr(self, e: ast.Attribute, env: dict[str, str], stmt) -> str:
+    def _attr(self, e: ast.Attribute, env: dict[str, Kind], stmt) -> Kind:
         if isinstance(e.value, ast.Name) and e.value.id == "self" and "self" not in env:
-            return self.self_kinds.get(self.cur_cls or "", {}).get(e.attr, UNKNOWN)
+            return self.self_kind(self.cur_cls, e.attr)
         q = self.ix.qualname(e)
         if q is not None:
-            return self._ref(e, q)
+            return self.ref(e, q)
         kv = self._kind(e.value, env, stmt)
-        if kv == TENSOR:
+        if kv.maybe_tensor:
             if e.attr in T.TENSOR_SCALAR_ATTRS:
                 return SCALAR
-            if e.attr in T.TENSOR_VIEW_ATTRS:
-                return TENSOR
-            return UNKNOWN
-        if kv.startswith("torchmod") and e.attr in T.TORCH_MODULE_TENSOR_ATTRS:
-            return TENSOR
-        if kv.startswith("ref:"):
-            return self._ref(e, f"{kv[4:]}.{e.attr}")
-        return SCALAR if kv == SCALAR else UNKNOWN
+            return TENSOR if kv == TENSOR and e.attr in T.TENSOR_VIEW_ATTRS else UNKNOWN
+        if kv.tag is Tag.TORCHMOD or kv.tag is Tag.TORCHMODS:
+            return TENSOR if _weight_like(e.attr) else (kv if e.attr in ("out_proj",) else SCALAR)
+        if kv.tag is Tag.USERMOD:
+            return self.self_kind(kv.arg, e.attr)
+        if kv.tag is Tag.CLASS and (kv.arg, e.attr) in self.ix.jit_methods:
+            return K.JIT
+        if kv.tag is Tag.REF:
+            return self.ref(e, f"{kv.arg}.{e.attr}")
+        if kv.tag in (Tag.SCALAR, Tag.OPAQUE):
+            return kv
+        return UNKNOWN
 
-    def _call(self, e: ast.Call, env: dict[str, str], stmt) -> str:
-        from leap.sandbox.static_dataflow_calls import call_kind
 
-        return call_kind(self, e, env, stmt)
+def _grid_lambdas(tree: ast.Module) -> tuple[set[int], set[str]]:
+    """Lambdas written as a launch grid (``k[lambda meta: ...](...)``) and names whose every use is as a
+    launch grid (``grid = lambda meta: ...; k[grid](...)``)."""
+    lambdas, grid_loads, loads = set(), set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    loads.setdefault(t.id, [])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            s = node.func.slice
+            if isinstance(s, ast.Lambda):
+                lambdas.add(id(s))
+            elif isinstance(s, ast.Name):
+                grid_loads.add(id(s))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append(id(node))
+    names = {n for n, ids in loads.items() if all(i in grid_loads for i in ids)}  # unused ones too
+    return lambdas, names
 
 
-def _annot_kind(a: ast.AST | None) -> str | None:
+def _weight_like(attr: str) -> bool:
+    return attr in T.TORCH_MODULE_TENSOR_ATTRS or attr.startswith(("weight", "bias", "running_", "in_proj"))
+
+
+def _items(ks: list[Kind]) -> Kind:
+    """Kind of a literal container of values of kinds ``ks``."""
+    if ks and all(k == SCALAR for k in ks):
+        return SCALAR
+    if any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks):
+        return K.TENSORS
+    inner = UNSET
+    for k in ks:
+        inner = merge(inner, k)
+    return K.items(inner)
+
+
+def _binop_kind(kl: Kind, kr: Kind) -> Kind:
+    if TENSOR in (kl, kr):
+        return TENSOR
+    if kl == kr == SCALAR:
+        return SCALAR
+    if kl.tag is Tag.ITEMS and kl == kr:
+        return kl
+    return UNKNOWN
+
+
+def _merge_ret(a: Kind | None, b: Kind) -> Kind | None:
+    return b if a is None else merge(a, b)
+
+
+def _annot_kind(a: ast.AST | None) -> Kind | None:
     if isinstance(a, ast.Name) and a.id in ("int", "float", "bool", "str"):
         return SCALAR
     if isinstance(a, ast.Attribute) and a.attr == "Tensor":

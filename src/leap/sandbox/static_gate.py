@@ -16,17 +16,20 @@
   RNG or global-flag changes, no assignments to attributes of imported modules, no file or network
   access, no reading of the environment; CUDA C++ strings are scanned for the same things.
 
-``reason`` is generic (shown to the policy, so it cannot learn to dodge one detector); ``detail`` names
-the rule and line (judge-only).
+``reason`` (shown to the policy) says what is wrong in general words, then names the rule and quotes the
+offending line, so a policy can learn the rule; ``findings`` carry rule, line and column as data.
+``rules="kernelbench"`` relaxes the PyTorch-compute rule only (KernelBench allows partial PyTorch in
+ModelNew) and reports LEAP's strict verdict beside it.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from leap.sandbox import static_gate_tables as T
+from leap.sandbox.feedback import gate_feedback
 from leap.sandbox.static_dataflow import DataPath, ModuleIndex
 
 REASON_FORMAT = "The solution must be valid Python that defines class ModelNew(nn.Module)."
@@ -37,12 +40,29 @@ REASON_TORCH = ("ModelNew.forward must compute its result with custom kernels: P
 REASON_POLICY = ("The solution uses a construct the sandbox does not allow (exception fallbacks, threads or "
                  "processes, introspection, I/O, or changes to library or global state).")
 MAX_AUTOTUNE_CONFIGS = 64
-_REASONS = {"format": REASON_FORMAT, "no_kernel": REASON_NO_KERNEL, "torch_compute": REASON_TORCH}
+RULES = ("leap", "kernelbench")
+_REASONS = {"format": REASON_FORMAT, "syntax": "The solution is not valid Python.", "no_kernel": REASON_NO_KERNEL,
+            "torch_compute": REASON_TORCH}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule broken at one place of the candidate's source (1-based line, 0-based column)."""
+
+    rule: str
+    line: int
+    col: int
+    message: str
 
 
 @dataclass(frozen=True)
 class GateResult:
-    """Outcome of the static gate. ``status`` maps straight onto `Verdict.status`."""
+    """Outcome of the static gate. ``status`` maps straight onto `Verdict.status`.
+
+    ``reason`` is the feedback for the policy: what is wrong in general words, then the rule and the
+    offending line (`leap.sandbox.feedback.gate_feedback`). ``findings`` hold the same as data (rule,
+    line, column). ``strict`` is, under rules "kernelbench", LEAP's own stricter verdict
+    (``"ok"`` or ``"rejected: <rule> (line N)"``); empty under rules "leap"."""
 
     ok: bool
     reason: str = ""
@@ -50,59 +70,94 @@ class GateResult:
     rule: str = ""
     status: str = "ok"
     backends: tuple[str, ...] = field(default_factory=tuple)
+    findings: tuple[Finding, ...] = ()
+    rules: str = "leap"
+    strict: str = ""
 
     @property
     def reason_generic(self) -> str:
         return self.reason
 
+    @property
+    def line(self) -> int | None:
+        return self.findings[0].line if self.findings else None
 
-def check_source(source: str, backend: str | None = None, allowed_ops: list[str] | tuple[str, ...] = ()) -> GateResult:
-    """Check a candidate's source; ``backend`` None or "auto" accepts a kernel of any backend."""
+    @property
+    def col(self) -> int | None:
+        return self.findings[0].col if self.findings else None
+
+
+def check_source(source: str, backend: str | None = None, allowed_ops: list[str] | tuple[str, ...] = (),
+                 rules: str = "leap") -> GateResult:
+    """Check a candidate's source; ``backend`` None or "auto" accepts a kernel of any backend.
+
+    ``rules`` "leap" (default) is LEAP's strict gate; "kernelbench" follows KernelBench's rules: PyTorch
+    compute may stay in ModelNew as long as a custom kernel is launched (every safety rule still holds),
+    and LEAP's strict verdict is reported in ``strict``."""
+    if rules not in RULES:
+        raise ValueError(f"unknown gate rules {rules!r} (one of {', '.join(RULES)})")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        return _fail("format", f"line {exc.lineno}: syntax error: {exc.msg}", status="format_error")
+        f = Finding("syntax", exc.lineno or 0, max((exc.offset or 1) - 1, 0), f"syntax error: {exc.msg}")
+        return _fail(source, [f], status="format_error", rules=rules)
     except (ValueError, RecursionError) as exc:
-        return _fail("format", f"unparsable source: {exc}", status="format_error")
+        return _fail(source, [Finding("format", 0, 0, f"unparsable source: {exc}")], status="format_error",
+                     rules=rules)
     try:
-        return _check_tree(tree, backend, allowed_ops)
+        g = _check_tree(tree, source, backend, allowed_ops, "leap")
+        if rules == "kernelbench" and not g.ok and g.rule in ("torch_compute",):
+            relaxed = _check_tree(tree, source, backend, allowed_ops, "kernelbench")
+            return replace(relaxed, rules=rules, strict=_strict_word(g))
+        return replace(g, rules=rules, strict=_strict_word(g) if rules == "kernelbench" else "")
     except RecursionError:
-        return _fail("too_deep", "source nests too deeply to analyse")
+        return _fail(source, [Finding("too_deep", 0, 0, "source nests too deeply to analyse")], rules=rules)
     except Exception as exc:  # noqa: BLE001 - an analysis failure must never let a candidate through
-        return _fail("gate_error", f"static analysis failed: {type(exc).__name__}: {exc}")
+        return _fail(source, [Finding("gate_error", 0, 0, f"static analysis failed: {type(exc).__name__}: {exc}")],
+                     rules=rules)
 
 
-def _check_tree(tree: ast.Module, backend: str | None, allowed_ops) -> GateResult:
+def _strict_word(g: GateResult) -> str:
+    if g.ok:
+        return "ok"
+    return f"rejected: {g.rule}" + (f" (line {g.line})" if g.line else "")
+
+
+def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops, rules: str) -> GateResult:
     tree = _ConstGetattr().visit(tree)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     if "ModelNew" not in classes:
-        return _fail("format", "no top-level class ModelNew", status="format_error")
+        return _fail(source, [Finding("format", 0, 0, "no top-level class ModelNew")], status="format_error")
     index = ModuleIndex(tree)
     problems = _PolicyVisitor(index).run(tree)
     problems += _model_problems(tree, classes)
     problems += _cpp_problems(tree, allowed_ops)
+    if rules == "kernelbench":
+        problems = [p for p in problems if p.rule != "torch_compute"]
     if problems:
-        problems.sort()
-        first = problems[0]
-        return _fail(first[1], "; ".join(f"line {ln}: {msg}" for ln, _, msg in problems[:4]))
+        return _fail(source, sorted(problems, key=lambda p: (p.line, p.col)))
     path = DataPath(index, allowed_ops)
     path.run()
-    if path.violations:
-        v = sorted(path.violations)
-        return _fail("torch_compute", "; ".join(f"line {ln}: {msg}" for ln, msg in v[:4]))
+    if path.violations and rules != "kernelbench":
+        v = [Finding("torch_compute", ln, col, msg) for ln, col, msg in sorted(set(path.violations))]
+        return _fail(source, v)
     found = tuple(sorted(path.launched))
     want = None if backend in (None, "", "auto") else backend
     if (want is None and not found) or (want is not None and want not in found):
         what = f"no {want} kernel" if want else "no custom kernel"
         seen = f" (kernels found: {', '.join(found)})" if found else ""
-        return GateResult(False, REASON_NO_KERNEL, f"{what} launched from ModelNew's forward path{seen}",
-                          "no_kernel", "rejected", found)
+        f = Finding("no_kernel", classes["ModelNew"].lineno, classes["ModelNew"].col_offset,
+                    f"{what} launched from ModelNew's forward path{seen}")
+        return replace(_fail(source, [f]), backends=found)
     return GateResult(True, "", "", "", "ok", found)
 
 
-def _fail(rule: str, detail: str, status: str = "rejected") -> GateResult:
-    reason = _REASONS.get(rule, REASON_POLICY)
-    return GateResult(False, reason, f"[{rule}] {detail}", rule, status)
+def _fail(source: str, findings: list[Finding], status: str = "rejected", rules: str = "leap") -> GateResult:
+    first = findings[0]
+    reason = gate_feedback(_REASONS.get(first.rule, REASON_POLICY), first.rule, first.line, first.col,
+                           first.message, source)
+    detail = f"[{first.rule}] " + "; ".join(f"line {f.line}: {f.message}" for f in findings[:4])
+    return GateResult(False, reason, detail, first.rule, status, findings=tuple(findings[:8]), rules=rules)
 
 
 class _ConstGetattr(ast.NodeTransformer):
@@ -117,9 +172,9 @@ class _ConstGetattr(ast.NodeTransformer):
         return node
 
 
-def _model_problems(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> list[tuple[int, str, str]]:
+def _model_problems(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> list[Finding]:
     """ModelNew must not inherit from Model (directly or through a class of the file) nor name it."""
-    out: list[tuple[int, str, str]] = []
+    out: list[Finding] = []
     model_like = {"Model"}
     changed = True
     while changed:
@@ -129,14 +184,15 @@ def _model_problems(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> list[
                 model_like.add(name)
                 changed = True
     if "ModelNew" in model_like:
-        out.append((classes["ModelNew"].lineno, "inherits_model", "ModelNew inherits from the reference Model"))
+        m = classes["ModelNew"]
+        out.append(Finding("inherits_model", m.lineno, m.col_offset, "ModelNew inherits from the reference Model"))
     own_model = classes.get("Model")
     inside = set()
     if own_model is not None:
         inside = {id(n) for n in ast.walk(own_model)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == "Model" and id(node) not in inside:
-            out.append((node.lineno, "uses_model", "the candidate refers to the reference Model"))
+            out.append(Finding("uses_model", node.lineno, node.col_offset, "the candidate refers to the reference Model"))
             break
     return out
 
@@ -158,28 +214,36 @@ def _op_allowed(name: str, allowed_ops) -> bool:
     return False
 
 
-def _cpp_problems(tree: ast.Module, allowed_ops) -> list[tuple[int, str, str]]:
+def _cpp_problems(tree: ast.Module, allowed_ops) -> list[Finding]:
     """Scan string constants that look like C/C++ (CUDA sources) for forbidden calls and ATen compute."""
-    out: list[tuple[int, str, str]] = []
+    out: list[Finding] = []
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in docstrings:
             continue
         text = node.value
-        if not any(k in text for k in ("__global__", "#include", "torch::", "at::", "__device__", "extern \"C\"")):
+        if not (any(k in text for k in T.CPP_MARKERS) or (";" in text and "(" in text)):
             continue
-        code = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+        # comments removed, line breaks kept (so a match's line is the candidate's line)
+        code = re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+
+        def at(m: re.Match, code=code, node=node) -> tuple[int, int]:
+            before = code[:m.start()]
+            line = node.lineno + before.count("\n")
+            return line, (m.start() - before.rfind("\n") - 1) if "\n" in before else node.col_offset
+
         for pattern, what in T.CPP_FORBIDDEN_PATTERNS:
             m = re.search(pattern, code)
             if m:
-                out.append((node.lineno, "cpp_forbidden", f"{what}: {m.group(0).strip()!r}"))
+                out.append(Finding("cpp_forbidden", *at(m), f"{what}: {m.group(0).strip()!r}"))
         for m in re.finditer(T.CPP_TORCH_CALL, code):
             name = m.group(1)
             if name not in T.CPP_ALLOWED_TORCH_CALLS and not _op_allowed(name, allowed_ops):
-                out.append((node.lineno, "torch_compute", f"ATen compute call in C++ source: {m.group(0)!r}"))
+                out.append(Finding("torch_compute", *at(m), f"ATen compute call in C++ source: {m.group(0)!r}"))
                 break
         for m in re.finditer(T.CPP_TENSOR_METHOD, code):
             if not _op_allowed(m.group(1).rstrip("_"), allowed_ops):
-                out.append((node.lineno, "torch_compute", f"tensor compute method in C++ source: {m.group(0)!r}"))
+                out.append(Finding("torch_compute", *at(m), f"tensor compute method in C++ source: {m.group(0)!r}"))
                 break
     return out
 
@@ -209,10 +273,10 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def __init__(self, index: ModuleIndex):
         self.index = index
-        self.problems: list[tuple[int, str, str]] = []
+        self.problems: list[Finding] = []
         self.parents: dict[int, ast.AST] = {}
 
-    def run(self, tree: ast.Module) -> list[tuple[int, str, str]]:
+    def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
             for child in ast.iter_child_nodes(parent):
                 self.parents[id(child)] = parent
@@ -220,7 +284,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         return self.problems
 
     def add(self, node: ast.AST, rule: str, msg: str) -> None:
-        self.problems.append((getattr(node, "lineno", 0), rule, msg))
+        self.problems.append(Finding(rule, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), msg))
 
     # --- statements -------------------------------------------------------------------------------
     def visit_Try(self, node: ast.AST) -> None:
@@ -231,6 +295,7 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
+            self._check_binding(node, a.asname or a.name.split(".")[0])
             why = forbidden_qualname(a.name)
             if why:
                 self.add(node, "import", f"import {a.name}: {why}")
@@ -242,6 +307,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         mod = node.module or ""
         why = forbidden_qualname(mod)
         for a in node.names:
+            self._check_binding(node, a.asname or a.name)
             why = why or (None if a.name == "*" else forbidden_qualname(f"{mod}.{a.name}"))
             if a.name == "*":
                 why = why or "star import"
@@ -249,6 +315,11 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.add(node, "import", f"from {mod} import ...: {why}")
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._check_binding(node, node.name)
+        a = node.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None:
+                self._check_binding(node, arg.arg)
         if isinstance(node, ast.AsyncFunctionDef):
             self.add(node, "async", "async functions are not allowed")
         if _is_dunder(node.name) and node.name not in T.ALLOWED_DUNDER_DEFS:
@@ -262,7 +333,20 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def _check_binding(self, node: ast.AST, name: str) -> None:
+        if name in T.PROTECTED_NAMES:
+            self.add(node, "rebind_builtin", f"rebinding the builtin {name} is not allowed")
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+            self._check_binding(node, arg.arg)
+        self.generic_visit(node)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        self._check_binding(node, node.asname or node.name.split(".")[0])
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._check_binding(node, node.name)
         for b in node.bases:
             q = self.index.qualname(b)
             if q and (q == "torch.Tensor" or q.startswith("torch._C") or q.startswith("torch.Tensor")):
@@ -323,6 +407,12 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.defined_names:
             self.add(node, "builtin", f"{node.id} is not allowed")
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self._check_binding(node, node.id)
+        elif node.id in T.DYNAMIC_BUILTINS:
+            parent = self.parents.get(id(node))
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                self.add(node, "dynamic_attr", f"the builtin {node.id} may only be called directly, not used as a value")
         q = self.index.imports.get(node.id)
         if q is not None and isinstance(node.ctx, ast.Load):
             self._check_qualname(node, q)
@@ -330,6 +420,8 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
             self.add(node, "dunder", f"attribute {node.attr} is not allowed")
+        if node.attr == "__init__" and not self._init_base_ok(node.value):
+            self.add(node, "dunder", "calling __init__ other than through super() or a class is not allowed")
         if node.attr in T.FORBIDDEN_METHODS:
             self.add(node, "method", f".{node.attr} is not allowed")
         parent = self.parents.get(id(node))
@@ -339,6 +431,11 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self._check_qualname(node, q)
                 return  # the chain's inner names are part of this qualified name
         self.generic_visit(node)
+
+    def _init_base_ok(self, base: ast.expr) -> bool:
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+            return True
+        return self.index.qualname(base) is not None or (isinstance(base, ast.Name) and base.id in self.index.classes)
 
     def _check_qualname(self, node: ast.AST, q: str) -> None:
         why = forbidden_qualname(q)

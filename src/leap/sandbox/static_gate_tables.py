@@ -41,6 +41,9 @@ FORBIDDEN_PREFIXES = (
     "cupy.cuda.set_allocator", "cupy.cuda.set_pinned_memory_allocator", "cupy.cuda.MemoryPool",
     "cuda.bindings", "cuda.cuda", "cuda.cudart",
     "triton.testing", "triton._C", "triton.runtime.cache", "triton.runtime.autotuner",
+    # attribute access by string, PyTorch compute outside the analysed names
+    "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
+    "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
 )
 # os and sys: only these names.
 OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.basename", "os.path.dirname",
@@ -59,6 +62,13 @@ FORBIDDEN_BUILTINS = frozenset({
     "exec", "eval", "compile", "__import__", "open", "globals", "locals", "vars", "breakpoint", "input",
     "exit", "quit", "id", "help", "__builtins__", "__loader__", "__spec__", "__file__", "__cached__",
 })
+# Builtins that reach attributes or namespaces by a computed name: only called directly, with a constant
+# name where they take one; never used as a value (``g = getattr``) and never rebound (``def getattr``).
+DYNAMIC_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr", "vars", "dir", "globals", "locals",
+                              "eval", "exec", "compile", "__import__", "type", "super"})
+# Names the analysis gives a meaning of its own: rebinding them (assignment, def, parameter, import as)
+# is refused.
+PROTECTED_NAMES = DYNAMIC_BUILTINS | {"range", "object", "__builtins__", "__build_class__", "staticmethod"}
 # Attributes whose names start and end with "__" are rejected except these.
 ALLOWED_DUNDER_ATTRS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__",
                                   "__cuda_array_interface__", "__dlpack__", "__dlpack_device__"})
@@ -143,17 +153,25 @@ CPP_ALLOWED_TORCH_CALLS = frozenset({"empty", "empty_like", "zeros", "zeros_like
                                      "from_blob", "arange", "tensor", "zero_", "fill_", "requires_grad",
                                      "layout", "kCUDA", "check", "TensorOptions"})
 CPP_FORBIDDEN_PATTERNS = (
-    (r"\b(?:fork|vfork|system|popen|execvp?e?|execl[pe]?|socket|connect|fopen|freopen|dlopen|dlsym|"
+    (r"(?<!std::)(?<!\.)\b(?:fork|vfork|system|popen|execvp?e?|execl[pe]?|socket|connect|fopen|freopen|dlopen|dlsym|"
      r"pthread_create|ptrace|syscall|getenv|setenv|putenv|atexit|kill|mmap|unlink|remove)\s*\(",
      "process, file or network call in C++ source"),
     (r"\bstd::(?:thread|async|jthread|ifstream|ofstream|fstream|filesystem|system)\b",
      "thread or file use in C++ source"),
-    (r"#\s*include\s*[<\"](?:thread|future|fstream|filesystem|unistd\.h|sys/\w+\.h|netinet/\w+\.h|"
-     r"arpa/\w+\.h|dlfcn\.h|pthread\.h|netdb\.h|cstdio|stdio\.h)[>\"]", "forbidden header in C++ source"),
+    (r"#\s*include\s*[<\"](?:thread|future|fstream|filesystem|unistd\.h|sys/[\w/]+\.h|netinet/\w+\.h|"
+     r"arpa/\w+\.h|dlfcn\.h|pthread\.h|netdb\.h|spawn\.h|signal\.h|csignal|fcntl\.h|dirent\.h|"
+     r"link\.h|elf\.h|ifaddrs\.h|net/\w+\.h|linux/\w+\.h|asm/\w+\.h|poll\.h|termios\.h|pwd\.h|grp\.h)[>\"]",
+     "forbidden header in C++ source"),
+    (r"(?<!std::)(?<!\.)\b(?:open|openat|creat|fdopen|pipe2?|dup2?|fcntl|ioctl|chmod|chown|rename|symlink|mkdir|rmdir|chdir|"
+     r"setuid|setgid|seteuid|prctl|clone|sigaction|opendir|readdir|fwrite|fread|fputs|fgets|"
+     r"posix_spawnp?|waitpid|sched_setaffinity)\s*\(", "process, file or system call in C++ source"),
+    (r"\b(?:asm|__asm__|__asm)\b", "inline assembly in C++ source"),
     (r"\b(?:cudaStreamCreate\w*|cuStreamCreate\w*|getStreamFromPool|cudaGraph\w*|cuGraph\w*|"
      r"cudaDeviceSetLimit|cudaSetDevice|cudaDeviceReset|cudaFree\b|cudaFreeAsync)\b",
      "stream, graph or device-state call in C++ source"),
 )
+# A string constant with one of these is scanned as C/C++ (so is any other with ";" and "(").
+CPP_MARKERS = ("__global__", "#include", "torch::", "at::", "__device__", "extern \"C\"", "#define", "#pragma")
 CPP_TORCH_CALL = r"\b(?:torch|at)::(?:nn::)?(?:functional::)?([a-z_][A-Za-z0-9_]*)\s*\("
 CPP_TENSOR_METHOD = (r"\.\s*(matmul|mm|bmm|addmm|conv[123]d|relu_?|sigmoid_?|tanh_?|softmax|log_softmax|sum|"
                      r"mean|exp_?|log_?|add_?|sub_?|mul_?|div_?|pow_?|sqrt_?|clamp_?|neg_?|abs_?|gelu|silu|"

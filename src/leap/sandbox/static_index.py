@@ -1,0 +1,83 @@
+"""The module index of the static gate: a candidate's imports, aliases, functions, classes and kernels."""
+
+from __future__ import annotations
+
+import ast
+
+JIT_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "triton.language.jit")
+
+
+class ModuleIndex:
+    """Imports, aliases, functions, classes and Triton kernels (module-level and in classes) of a
+    candidate module."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.imports: dict[str, str] = {}
+        self.aliases: dict[str, str] = {}
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.defined_names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.imports[a.asname] = a.name
+                    else:
+                        root = a.name.split(".")[0]
+                        self.imports[root] = root
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions[node.name] = node
+                self.defined_names.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                self.classes[node.name] = node
+                self.defined_names.add(node.name)
+        for _ in range(2):  # aliases of aliases
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    t = node.targets[0]
+                    if isinstance(t, ast.Name):
+                        q = self.qualname(node.value)
+                        if q is not None:
+                            self.aliases[t.id] = q
+                        elif t.id not in self.aliases:
+                            self.defined_names.add(t.id)
+        self.jit: set[str] = set()
+        for name, fn in self.functions.items():
+            for d in fn.decorator_list:
+                q = self.qualname(d.func if isinstance(d, ast.Call) else d)
+                if q in JIT_DECORATORS:
+                    self.jit.add(name)
+        for node in tree.body:  # k = triton.jit(fn)
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and self.qualname(node.value.func) in JIT_DECORATORS):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.jit.add(t.id)
+                        self.aliases.pop(t.id, None)
+        self.jit_methods: set[tuple[str, str]] = set()  # (class, name): a @staticmethod @triton.jit kernel
+        for cname, cls in self.classes.items():
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef) and any(
+                        self.qualname(d.func if isinstance(d, ast.Call) else d) in JIT_DECORATORS
+                        for d in stmt.decorator_list):
+                    self.jit_methods.add((cname, stmt.name))
+                elif (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                      and self.qualname(stmt.value.func) in JIT_DECORATORS):
+                    self.jit_methods.update((cname, t.id) for t in stmt.targets if isinstance(t, ast.Name))
+
+    def qualname(self, node: ast.AST) -> str | None:
+        """Dotted name of an expression rooted at an import (through aliases), else None."""
+        if isinstance(node, ast.Name):
+            return self.imports.get(node.id) or self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualname(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def class_bases(self, cls: ast.ClassDef) -> list[str]:
+        return [self.qualname(b) or (b.id if isinstance(b, ast.Name) else "") for b in cls.bases]
