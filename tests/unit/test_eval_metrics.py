@@ -78,3 +78,13 @@ def test_speed_measures_are_zero_not_unknown_when_a_gpu_run_solved_nothing():
     cpu_bad = Verdict(status="incorrect", compiled=True, device="cpu")
     assert fast_p({"t": [[gpu_bad], [gpu_bad]]}, 1.0) == 0.0
     assert fast_p({"t": [[cpu_bad]]}, 1.0) is None
+
+
+def test_unjudged_samples_leave_the_denominator_and_are_counted():
+    gpu = Verdict(status="needs_gpu")
+    err = Verdict(status="sandbox_error")
+    res = {"a": [[OK], [gpu]], "b": [[err]], "c": [[BAD]]}
+    s = summarize(res, 1)
+    assert s["acc_at_turn"] == [0.5]  # a: 1/1 judged, c: 0/1; b has no judged sample
+    assert s["unjudged_samples"] == 2 and s["judged_tasks"] == 2 and s["tasks"] == 3 and s["samples"] == 4
+    assert s["status_by_turn"][0]["needs_gpu"] == 1

@@ -48,15 +48,39 @@ def test_drop_uid_reaches_the_childs_isolation_limits():
     assert _limits(SandboxConfig(), "cuda")["drop_uid"] is None
 
 
-def test_out_of_memory_failures_are_recognised_for_one_retry():
+def test_harness_faults_are_recognised_for_one_retry():
     from leap.sandbox.pool import ChildOutcome
-    from leap.sandbox.scheduler import _out_of_memory
+    from leap.sandbox.verifier import harness_fault
 
-    oom = {"ok": False, "stage": "harness", "error": {"kind": "OutOfMemoryError", "message": "CUDA out of memory."}}
-    assert _out_of_memory(ChildOutcome(result=oom))
-    assert _out_of_memory(ChildOutcome(result={"ok": False, "error": {"kind": "RuntimeError",
-                                                                      "message": "CUDA error: out of memory"}}))
-    assert not _out_of_memory(ChildOutcome(result={"ok": False, "error": {"kind": "ValueError", "message": "bad"}}))
-    assert not _out_of_memory(ChildOutcome(result={"ok": True}))
-    assert not _out_of_memory(ChildOutcome(result=None, timed_out=True))
-    assert not _out_of_memory(ChildOutcome(result={"ok": False, "error": "not a dict"}))
+    oom = {"ok": False, "stage": "run", "error": {"kind": "OutOfMemoryError", "message": "CUDA out of memory."}}
+    assert harness_fault(ChildOutcome(result=oom), "cuda") == "CUDA out of memory"
+    assert harness_fault(ChildOutcome(result={"ok": False, "error": {"kind": "RuntimeError",
+                                                                     "message": "CUDA error: out of memory"}}), "cuda")
+    assert not harness_fault(ChildOutcome(result=oom), "cpu")
+    assert harness_fault(ChildOutcome(result={"ok": False, "stage": "harness", "error": {}}), "cpu")
+    assert harness_fault(ChildOutcome(result={"ok": False, "stage": "rejected", "parent_lost": True}), "cpu")
+    assert harness_fault(ChildOutcome(result=None, signal_name="SIGKILL", exitcode=-9), "cpu")
+    assert harness_fault(ChildOutcome(result=None, exitcode=255, server_died=True), "cpu")
+    assert not harness_fault(ChildOutcome(result=None, signal_name="SIGSEGV", exitcode=-11), "cpu")
+    assert not harness_fault(ChildOutcome(result={"ok": False, "error": {"kind": "ValueError", "message": "bad"}}), "cuda")
+    assert not harness_fault(ChildOutcome(result={"ok": True}), "cuda")
+    assert not harness_fault(ChildOutcome(result=None, timed_out=True, signal_name="SIGKILL"), "cpu")
+    assert not harness_fault(ChildOutcome(result={"ok": False, "error": "not a dict"}), "cuda")
+
+
+def test_sandbox_error_and_needs_gpu_verdicts():
+    from leap.sandbox import verifier as V
+    from leap.sandbox.pool import ChildOutcome
+
+    base = {"task": "t", "device": "cpu"}
+    assert V.harness_error(RuntimeError("boom"), base).status == "sandbox_error"
+    assert V.verdict_from_failure({"stage": "harness", "error": {"kind": "RuntimeError"}}, base).status == "sandbox_error"
+    after = {"stage": "after_candidate", "error": {"kind": "TypeError", "message": "x"}}
+    assert V.verdict_from_failure(after, base).status == "runtime_error"
+    cuda = {"stage": "run", "error": {"kind": "AssertionError", "message": "Torch not compiled with CUDA enabled"}}
+    v = V.verdict_from_failure(cuda, base)
+    assert v.status == "needs_gpu" and "GPU" in v.feedback
+    assert V.verdict_from_failure(cuda, {**base, "device": "cuda"}).status == "runtime_error"
+    assert V.crash_verdict(ChildOutcome(exitcode=255, server_died=True), base, 5, True).status == "sandbox_error"
+    killed = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL"), base, 5, True)
+    assert killed.status == "runtime_error" and "two runs" in killed.feedback

@@ -155,3 +155,22 @@ def test_binary_outcomes_equal_rloo(solved):
     g = len(r)
     rloo = [r[i] - (sum(r) - r[i]) / (g - 1) for i in range(g)]
     assert all(math.isclose(x, y, abs_tol=1e-12) for x, y in zip(a, rloo, strict=True))
+
+
+@pytest.mark.parametrize("status", ["needs_gpu", "sandbox_error"])
+def test_unjudged_samples_get_zero_and_do_not_rank(status):
+    from leap.algorithms.credit import group_credits
+    from leap.algorithms.scalar import scalar_advantages
+
+    a = adv(traj("ok"), traj(status), traj("incorrect"))
+    assert a[1] == 0.0 and a[0] == 1.0 and a[2] == -1.0  # as if the group were the two judged ones
+    assert adv(traj(status), traj("incorrect", status)) == [0.0, 0.0]
+    s = scalar_advantages([traj("ok"), traj(status), traj("incorrect")])
+    assert s[1] == 0.0 and s[0] > 0 > s[2] and math.isclose(s[0] + s[2], 0.0, abs_tol=1e-9)
+    group = Group(task="t", trajectories=[traj("ok"), traj("incorrect", status), traj("incorrect")])
+    for kind in ("leap", "kevin", "loo_turn"):
+        from leap.algorithms.config import CreditConfig
+
+        cr = group_credits(group, CFG, CreditConfig(kind=kind))
+        assert cr[1] == [0.0, 0.0] and cr[0][0] > 0
+    assert adv(traj(status, "ok"), traj("incorrect"))[0] == 1.0  # solved despite an earlier fault: ranked

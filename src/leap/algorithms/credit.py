@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from leap.algorithms.config import CreditConfig, RewardConfig
-from leap.algorithms.scalar import group_normalize, scalar_advantages, turn_score
+from leap.algorithms.scalar import group_normalize, scalar_advantages, turn_score, unjudged
 from leap.algorithms.tournament import outcome, tournament_advantages
 from leap.rollout.records import Group, Trajectory
 
@@ -86,6 +86,14 @@ def group_credits(group: Group, reward: RewardConfig | None = None,
                   credit: CreditConfig | None = None) -> Credits:
     """Per-turn credits of a finished group: ``credits[i][t]`` for trajectory i, turn t."""
     reward, credit = reward or RewardConfig(), credit or CreditConfig()
+    if any(unjudged(tr) for tr in group.trajectories):  # the judge could not decide them: credit 0, left out
+        keep = [i for i, tr in enumerate(group.trajectories) if not unjudged(tr)]
+        sub = group_credits(group.model_copy(update={"trajectories": [group.trajectories[i] for i in keep]}),
+                            reward, credit) if keep else []
+        out = [[0.0] * len(tr.turns) for tr in group.trajectories]
+        for i, row in zip(keep, sub, strict=True):
+            out[i] = row
+        return out
     if credit.kind == "leap":
         adv = group_advantages(group, reward)
         out = [leap_turn_credit(tr, a, credit.gamma, outcome(tr, reward).turn)

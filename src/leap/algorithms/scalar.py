@@ -11,7 +11,22 @@ from collections.abc import Sequence
 
 from leap.algorithms.config import RewardConfig
 from leap.rollout.records import Group, Trajectory
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.verdict import NOT_THE_CANDIDATE, Verdict
+
+
+def unjudged(traj: Trajectory) -> bool:
+    """An unsolved trajectory with a turn the judge could not decide (``needs_gpu``, ``sandbox_error``):
+    nothing is known about it, so it gets advantage 0 and takes no part in its group's ranking."""
+    return traj.solved_turn is None and any(t.verdict.status in NOT_THE_CANDIDATE for t in traj.turns)
+
+
+def judged_only(trajs: Sequence[Trajectory], fn) -> list[float]:
+    """``fn`` (advantages of a list of trajectories) over the judged ones; 0.0 for the unjudged."""
+    keep = [i for i, t in enumerate(trajs) if not unjudged(t)]
+    out = [0.0] * len(trajs)
+    for i, a in zip(keep, fn([trajs[i] for i in keep]) if keep else [], strict=True):
+        out[i] = a
+    return out
 
 
 def turn_score(v: Verdict, cfg: RewardConfig | None = None) -> float:
@@ -48,10 +63,11 @@ def group_normalize(rewards: Sequence[float], norm: str = "std", eps: float = 1e
 
 
 def scalar_advantages(items: Group | Sequence[Trajectory], cfg: RewardConfig | None = None) -> list[float]:
-    """Group-normalised scalar advantages, one per trajectory."""
+    """Group-normalised scalar advantages, one per trajectory (0.0 for `unjudged` ones, left out of the
+    group's mean and std)."""
     cfg = cfg or RewardConfig()
     trajs = items.trajectories if isinstance(items, Group) else list(items)
-    return group_normalize([trajectory_reward(t, cfg) for t in trajs], cfg.norm, cfg.eps)
+    return judged_only(trajs, lambda ts: group_normalize([trajectory_reward(t, cfg) for t in ts], cfg.norm, cfg.eps))
 
 
-__all__ = ["group_normalize", "scalar_advantages", "trajectory_reward", "turn_score"]
+__all__ = ["group_normalize", "judged_only", "scalar_advantages", "trajectory_reward", "turn_score", "unjudged"]

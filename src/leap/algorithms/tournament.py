@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from leap.algorithms.config import RewardConfig
+from leap.algorithms.scalar import judged_only, unjudged
 from leap.rollout.records import Group, Trajectory
 from leap.sandbox.verdict import Verdict
 
-FAIL_RANK: dict[str, int] = {
+FAIL_RANK: dict[str, int] = {  # needs_gpu / sandbox_error never rank: such trajectories are left out
     "incorrect": 2,
     "compile_error": 1, "runtime_error": 1, "timeout": 1,
     "format_error": 0, "rejected": 0,
@@ -127,7 +128,11 @@ def win_matrix(items: Group | Sequence[Trajectory] | Sequence[Outcome],
 
 def tournament_advantages(items: Group | Sequence[Trajectory] | Sequence[Outcome],
                           cfg: RewardConfig | None = None) -> list[float]:
-    """A_i = (wins_i - losses_i) / (G - 1) for each member of a group (any G >= 1)."""
+    """A_i = (wins_i - losses_i) / (G - 1) for each member of a group (any G >= 1). `unjudged`
+    trajectories (``needs_gpu``/``sandbox_error``) get 0.0 and are left out (G counts the judged ones)."""
+    seq = items.trajectories if isinstance(items, Group) else list(items)
+    if any(isinstance(x, Trajectory) and unjudged(x) for x in seq):
+        return judged_only(seq, lambda ts: tournament_advantages(ts, cfg))
     m = win_matrix(items, cfg)
     g = len(m)
     if g <= 1:

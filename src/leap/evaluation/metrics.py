@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from math import comb
 
 from leap.rollout.episode import NO_CODE_FEEDBACK
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.verdict import NOT_THE_CANDIDATE, Verdict
 
 Results = Mapping[str, Sequence[Sequence[Verdict]]]
 
@@ -103,11 +103,26 @@ def status_counts(results: Results, max_turns: int) -> list[dict[str, int]]:
     return out
 
 
+def unjudged(verdicts: Sequence[Verdict]) -> bool:
+    """An unsolved sample with a turn the judge could not decide (``needs_gpu``/``sandbox_error``)."""
+    return solved_turn(verdicts) is None and any(v.status in NOT_THE_CANDIDATE for v in verdicts)
+
+
+def judged(results: Results) -> dict[str, list[Sequence[Verdict]]]:
+    """The results without `unjudged` samples (a task left with none drops out of the denominator)."""
+    out = {t: [s for s in samples if not unjudged(s)] for t, samples in results.items()}
+    return {t: s for t, s in out.items() if s}
+
+
 def summarize(results: Results, max_turns: int) -> dict:
-    """The summary.json fields."""
+    """The summary.json fields. Accuracy and speed measures count only judged samples; the unjudged ones
+    (the judge had no GPU, or failed itself) are counted separately."""
+    every, results = results, judged(results)
     return {
-        "tasks": len(results),
-        "samples": sum(len(s) for s in results.values()),
+        "tasks": len(every),
+        "samples": sum(len(s) for s in every.values()),
+        "judged_tasks": len(results),
+        "unjudged_samples": sum(unjudged(s) for samples in every.values() for s in samples),
         "max_turns": max_turns,
         "acc_at_turn": acc_at_turn(results, max_turns),
         "fast_1_eager": fast_p(results, 1.0, "eager"),
@@ -115,6 +130,6 @@ def summarize(results: Results, max_turns: int) -> dict:
         "fast_1.2_eager": fast_p(results, 1.2, "eager"),
         "pass_at_k": pass_at_ks(results),
         "turns_per_success": turns_per_success(results),
-        "sandbox_evals": sandbox_evals(results),
-        "status_by_turn": status_counts(results, max_turns),
+        "sandbox_evals": sandbox_evals(every),
+        "status_by_turn": status_counts(every, max_turns),
     }

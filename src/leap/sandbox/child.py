@@ -38,6 +38,7 @@ _load = torch.load
 _perf = time.perf_counter
 _dumps = json.dumps
 _exit = os._exit
+_getppid = os.getppid
 _sha = hashlib.sha256
 _full = torch.full
 _empty = torch.empty
@@ -79,12 +80,14 @@ def child_entry(conn, private_dir: str) -> None:
         job = json.loads(conn.recv_bytes().decode())
     except (EOFError, OSError):
         _exit(0)
+    imported: list = []  # set once candidate code started running: a later harness error may be its doing
     try:
-        result = run_job(job, private_dir, conn)
+        result = run_job(job, private_dir, conn, imported)
     except CandidateError as err:
         result = {"ok": False, "stage": err.stage, "error": _describe(err.exc, err.tb)}
     except BaseException as exc:  # noqa: BLE001 - everything becomes a verdict
-        result = {"ok": False, "stage": "harness", "error": _describe(exc, traceback.format_exc())}
+        result = {"ok": False, "stage": "after_candidate" if imported else "harness",
+                  "error": _describe(exc, traceback.format_exc())}
     result["type"] = "result"
     try:
         conn.send_bytes(_dumps(result, default=str).encode())
@@ -220,9 +223,10 @@ def _stage(stage: str, fn, *args):
         raise CandidateError(stage, exc, traceback.format_exc()) from None
 
 
-def run_job(job: dict, private_dir: str, conn) -> dict:
+def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> dict:
     stages: dict[str, float] = {}
     t0 = _perf()
+    parent = _getppid()  # the forkserver; a candidate that kills it is caught at the end
     _setup_env(job, private_dir)
     if job.get("type") != "compile":
         _match_triton_mode()
@@ -236,6 +240,8 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
         x = _ipc_receive(job["record"], "cuda")
         return {"ok": _emit(conn, {"transport": "ipc"}, "probe", x * 2, "") == {"ipc_key": "probe"},
                 "stage": "done", "isolation": iso}
+    if imported is not None:
+        imported.append(True)
     if job.get("type") == "compile":
         try:
             module = _import_candidate(job["source"], private_dir)
@@ -329,6 +335,9 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     stages["run"] = _perf() - t0
     if _D is not None:
         problems += _D.integrity_problems()
+    if _getppid() != parent:
+        return {"ok": False, "stage": "rejected", "parent_lost": True, "stages": stages, "isolation": iso,
+                "problems": ["the worker's forkserver was killed during the run"]}
     if problems:
         return {"ok": False, "stage": "rejected", "problems": problems[:10], "stages": stages, "isolation": iso}
     result = {"ok": True, "stage": "done", "trials": trials, "stages": stages, "isolation": iso,
@@ -337,6 +346,8 @@ def run_job(job: dict, private_dir: str, conn) -> dict:
     if timing and device == "cuda":
         result["timing"] = _time(model, job, conn, timing, stages)
         late = _D.integrity_problems() if _D is not None else []
+        if _getppid() != parent:
+            late.append("the worker's forkserver was killed during timing")
         if late:
             return {"ok": False, "stage": "rejected", "problems": late[:10], "stages": stages, "isolation": iso}
     return result

@@ -114,17 +114,17 @@ def cpu_verdict(source: str, backend: str, base: dict, stages: dict, cfg) -> Ver
     except SyntaxError:
         units = []
     if not units:
-        return Verdict(status="runtime_error", **base, detail="needs_gpu",
+        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
                        feedback=NEEDS_GPU.format(backend=backend, what=" (no static CUDA source to check)"))
     try:
         ok, log = nvcc_check(units, backend, str(cfg.cache_dir), cfg.compile_timeout_s)
     except FileNotFoundError:
-        return Verdict(status="runtime_error", **base, detail="needs_gpu",
+        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
                        feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc not found: none)"))
     finally:
         stages["compile"] = time.monotonic() - t0
     if not ok:
         return Verdict(status="compile_error", **base, feedback="Compilation failed:\n" + J.trim_compiler_error(log),
                        detail=log[-3000:])
-    return Verdict(status="runtime_error", compiled=True, **base, detail="needs_gpu",
+    return Verdict(status="needs_gpu", compiled=True, **base, detail="needs_gpu",
                    feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc: compiled)"))

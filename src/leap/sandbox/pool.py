@@ -31,8 +31,8 @@ PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]  # + config.preload
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
             "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
-_SERVER_LOCK = threading.Lock()
-_SERVERS: dict[tuple, forkserver.ForkServer] = {}
+_SERVER_LOCK = threading.RLock()
+_SERVERS: dict[tuple, ScrubbedForkServer] = {}
 
 
 def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) -> dict[str, str]:
@@ -45,33 +45,64 @@ def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) ->
     return env
 
 
-def _forkserver_for(interpret: bool, extra: tuple[str, ...] = ()) -> forkserver.ForkServer:
+class ScrubbedForkServer(forkserver.ForkServer):
+    """A forkserver that every (re)start launches with the scrubbed environment and its Triton mode.
+
+    multiprocessing restarts a dead server implicitly (``connect_to_new_process`` calls
+    ``ensure_running``) with the judge's full environment and no ``TRITON_INTERPRET``: every later
+    child would then carry the judge's secrets and the wrong Triton mode. Here each start, first or
+    after a death, goes through `ensure_running` below; ``starts`` counts them.
+    """
+
+    def __init__(self, interpret: bool, preload: list[str]):
+        super().__init__()
+        self.interpret = interpret
+        self.starts = 0
+        self.set_forkserver_preload(preload)  # a missing module is skipped
+
+    @property
+    def pid(self) -> int | None:
+        return self._forkserver_pid
+
+    def ensure_running(self) -> None:
+        with _SERVER_LOCK:
+            if self._forkserver_pid is not None:
+                with self._lock:
+                    try:
+                        pid, _ = os.waitpid(self._forkserver_pid, os.WNOHANG)
+                    except ChildProcessError:
+                        pid = self._forkserver_pid
+                    if not pid:
+                        return  # still alive
+                    os.close(self._forkserver_alive_fd)  # dead: forget it, start a fresh one below
+                    self._forkserver_address = self._forkserver_alive_fd = self._forkserver_pid = None
+            saved = dict(os.environ)
+            try:
+                os.environ.clear()
+                os.environ.update(scrubbed_env(saved))
+                if self.interpret:
+                    os.environ["TRITON_INTERPRET"] = "1"
+                else:
+                    os.environ.pop("TRITON_INTERPRET", None)
+                super().ensure_running()
+                self.starts += 1
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+
+
+def _forkserver_for(interpret: bool, extra: tuple[str, ...] = ()) -> ScrubbedForkServer:
     """A running forkserver for this Triton mode. Triton decides interpreter-or-compiler when a
     ``@triton.jit`` function is defined, its own library functions included (at import, in the
-    server), so each mode gets its own server. Started with a scrubbed environment, so no secret
-    reaches any child's memory or ``/proc/self/environ``."""
+    server), so each mode gets its own server. Started (and restarted) with a scrubbed environment,
+    so no secret reaches any child's memory or ``/proc/self/environ``."""
     key = (interpret, tuple(extra))
     with _SERVER_LOCK:
         server = _SERVERS.get(key)
-        if server is not None:
-            server.ensure_running()  # restarts it if it died
-            return server
-        server = forkserver.ForkServer()
-        server.set_forkserver_preload([*PRELOAD[:-1], *extra, PRELOAD[-1]])  # a missing module is skipped
-        saved = dict(os.environ)
-        try:
-            os.environ.clear()
-            os.environ.update(scrubbed_env(saved))
-            if interpret:
-                os.environ["TRITON_INTERPRET"] = "1"
-            else:
-                os.environ.pop("TRITON_INTERPRET", None)
-            server.ensure_running()
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
-        _SERVERS[key] = server
-        return server
+        if server is None:
+            server = _SERVERS[key] = ScrubbedForkServer(interpret, [*PRELOAD[:-1], *extra, PRELOAD[-1]])
+    server.ensure_running()  # starts it, or restarts it if it died
+    return server
 
 
 class _Popen(popen_forkserver.Popen):
@@ -79,7 +110,7 @@ class _Popen(popen_forkserver.Popen):
     parent's ``__main__`` in the child (a user's script, or a training loop without a main guard, must
     never run again in a candidate process)."""
 
-    def __init__(self, process_obj, server: forkserver.ForkServer):
+    def __init__(self, process_obj, server: ScrubbedForkServer):
         self._server = server
         super().__init__(process_obj)
 
@@ -115,6 +146,7 @@ class ChildOutcome:
     private_dir: str = ""
     events: list[dict] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # the pool's own share: inputs handed over, child's exit
+    server_died: bool = False  # the forkserver died while this child ran (its exit status is then unknown)
 
     @property
     def crashed(self) -> bool:
@@ -126,6 +158,7 @@ class _Warm:
     proc: mp.process.BaseProcess
     conn: object
     private_dir: str
+    server_pid: int | None = None  # the forkserver that forked it
 
 
 MessageHandler = Callable[[dict], dict | None]
@@ -153,15 +186,24 @@ class WorkerPool:
 
     # -- children -------------------------------------------------------------------------------
     def _spawn(self) -> _Warm:
+        """A new child; a dead forkserver is restarted (scrubbed, in its mode) and the fork tried again."""
+        try:
+            return self._spawn_once()
+        except (OSError, EOFError):
+            self._server.ensure_running()
+            return self._spawn_once()
+
+    def _spawn_once(self) -> _Warm:
         from leap.sandbox.child import child_entry
 
+        self._server.ensure_running()
         private = tempfile.mkdtemp(prefix="leap-cand-", dir=self._scratch)
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(target=child_entry, args=(child_conn, private), daemon=True)
         proc._Popen = functools.partial(_Popen, server=self._server)  # removed again before pickling
         proc.start()
         child_conn.close()
-        return _Warm(proc, parent_conn, private)
+        return _Warm(proc, parent_conn, private, self._server.pid)
 
     def _refill(self) -> None:
         while True:
@@ -223,7 +265,7 @@ class WorkerPool:
                     out.timed_out = True
                     break
                 if not warm.conn.poll(min(left, 0.5)):
-                    if not warm.proc.is_alive() and not warm.conn.poll(0):
+                    if not _alive(warm.proc) and not warm.conn.poll(0):
                         break
                     continue
                 try:
@@ -252,6 +294,9 @@ class WorkerPool:
             warm.proc.join(5.0)
             out.phases["exit"] = time.monotonic() - t_exit
             out.exitcode = warm.proc.exitcode
+            # exit status 255 is what multiprocessing reports when the forkserver's pipe closed (it died):
+            # give a dying server a moment to show as gone
+            out.server_died = _gone(warm.server_pid, 1.0 if out.result is None and out.exitcode == 255 else 0.0)
             if out.exitcode is not None and out.exitcode < 0:
                 try:
                     out.signal_name = signal.Signals(-out.exitcode).name
@@ -291,6 +336,33 @@ def _remove_stale_roots(base: Path) -> None:
             shutil.rmtree(d, ignore_errors=True)
         except (ValueError, IndexError, PermissionError, OSError):
             continue
+
+
+def _alive(proc) -> bool:
+    """Is the child running? Its forkserver reports the exit; when the forkserver itself died (its pipe
+    closed, multiprocessing then says exit code 255) the child may live on: ask /proc."""
+    return proc.is_alive() or _pid_running(proc.pid)
+
+
+def _gone(pid: int | None, wait_s: float) -> bool:
+    """Has process ``pid`` ended (waiting up to ``wait_s`` for it to)?"""
+    end = time.monotonic() + wait_s
+    while _pid_running(pid):
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _pid_running(pid: int | None) -> bool:
+    """A process that exists and is not a zombie."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
 
 
 def _kill_group(proc) -> None:

@@ -172,12 +172,13 @@ class Scheduler:
     def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
         cfg = self.config
         t0 = time.monotonic()
-        with self.gpus.shared(gpu):
-            prep = V.prepare(task, dev, cfg, gpu)
+        prep = self._prepare(task, dev, gpu, base)
         stages["reference"] = time.monotonic() - t0
+        if isinstance(prep, Verdict):
+            return prep
         if not prep.trials:
-            return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this task.",
-                           detail=f"every trial's reference output was degenerate ({prep.skipped} skipped)")
+            return V.sandbox_error("no usable reference output for this task",
+                                   f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
         timing = None
         if dev == "cuda":  # reference timings come later, and only for a correct candidate
             timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
@@ -194,10 +195,13 @@ class Scheduler:
         ex = self._executor_for(dev)
         t2 = time.monotonic()
         out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
-        if dev == "cuda" and _out_of_memory(out):  # the GPU ran short (other candidates' work): once more
+        fault = V.harness_fault(out, dev)
+        if fault:  # the judge's side failed (dead forkserver, OS kill, GPU short of memory...): once more
             ex.release_dir(out.private_dir)
-            stages["oom_retries"] = 1.0
+            stages["harness_retries"] = 1.0
             out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
+            # a second fault is judged as usual: harness failures and a dead forkserver -> sandbox_error;
+            # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's
         stages["check"] = time.monotonic() - t2
         ref_times = (None, None)
         if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
@@ -212,6 +216,26 @@ class Scheduler:
                 return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
         finally:
             ex.release_dir(out.private_dir)
+
+    def _prepare(self, task, dev: str, gpu: int | None, base: dict):
+        """Trial inputs and reference outputs; a judge that cannot allocate them (host or GPU memory) tries
+        once more after freeing its caches, then answers `sandbox_error` (never the candidate's fault)."""
+        import gc
+
+        import torch
+
+        for attempt in (0, 1):
+            try:
+                with self.gpus.shared(gpu):
+                    return V.prepare(task, dev, self.config, gpu)
+            except (MemoryError, RuntimeError) as exc:  # torch.OutOfMemoryError is a RuntimeError
+                gc.collect()
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+                if attempt:
+                    return V.sandbox_error("the judge could not build this task's inputs or reference outputs",
+                                           f"{type(exc).__name__}: {exc}", base)
+        raise AssertionError("unreachable")
 
     def _run_child(self, ex: Executor, job: dict, prep, dev: str, gpu: int | None, stages: dict,
                    timeout: float) -> tuple[ChildOutcome, dict]:
@@ -353,14 +377,6 @@ def _receive(msg: dict, device: str, received: dict) -> dict:
         return {"type": "refused", "error": str(exc)[:300]}
     received[key] = got[0] if kind == "tensor" else (got if kind == "list" else tuple(got))
     return {"type": "received"}
-
-
-def _out_of_memory(out: ChildOutcome) -> bool:
-    """The child failed with a CUDA out-of-memory error (its own or the harness's)."""
-    res = out.result or {}
-    err = res.get("error") if isinstance(res.get("error"), dict) else {}
-    return not res.get("ok") and ("OutOfMemoryError" in str(err.get("kind"))
-                                  or "out of memory" in str(err.get("message", "")).lower())
 
 
 def _write_init(task: Task, private_dir: str) -> dict:

@@ -19,6 +19,11 @@ from leap.tasks.task import Task
 INIT_SEED = 42
 COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure",  # triton
                  "CompileException", "NVRTCError")  # cupy / cuda.core NVRTC
+NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "no cuda gpus are available",
+                     "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available")
+NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors or autotuning, which the CPU "
+                    "interpreter cannot run): {why}. It was not judged here.")
+SANDBOX_ERROR = "The sandbox failed while evaluating this solution ({why}); this says nothing about the solution."
 GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
 
 
@@ -149,6 +154,11 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
     err = result.get("error") or {}
     stage, kind, msg = result.get("stage", ""), err.get("kind", "Error"), err.get("message", "")
     tb = err.get("traceback", "")
+    if stage == "harness":  # the harness itself failed (not the candidate's code)
+        return sandbox_error("the sandbox harness failed", f"{kind}: {msg}\n{tb[-2000:]}", base)
+    if base.get("device") == "cpu" and stage != "compile" and needs_gpu_error(kind, msg):
+        return Verdict(status="needs_gpu", compiled=stage not in ("load",), **base,
+                       feedback=NEEDS_GPU_TRITON.format(why=_first_line(msg) or kind), detail=tb[-3000:])
     if stage == "compile" or kind in COMPILE_KINDS or "Error building extension" in msg:
         text = J.trim_compiler_error(msg or tb)
         return Verdict(status="compile_error", compiled=False, **base,
@@ -162,6 +172,17 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
         fb += "\n" + lines
     return Verdict(status="runtime_error", compiled=stage not in ("load",), **base, feedback=fb,
                    detail=tb[-3000:])
+
+
+def needs_gpu_error(kind: str, msg: str) -> bool:
+    """The error a solution raises when it needs CUDA (tensors on ``cuda``, autotuning) on a CPU-only
+    machine: the solution may be fine, this machine cannot say."""
+    low = msg.lower()
+    return any(m in low for m in NEEDS_GPU_MARKERS) or (kind == "AssertionError" and "cuda" in low)
+
+
+def _first_line(msg: str) -> str:
+    return (msg.strip().splitlines() or [""])[0][:300]
 
 
 def _candidate_tb(tb: str) -> str:
@@ -227,9 +248,11 @@ def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verd
         return Verdict(status="timeout", compiled=compiled, **base,
                        feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
                                 "(infinite loop, deadlock or far too slow).")
+    if getattr(outcome, "server_died", False):  # the forkserver died under this child: the judge's fault
+        return sandbox_error("the worker's forkserver died", f"child exit {outcome.exitcode}", base)
     why = outcome.signal_name or (f"exit code {outcome.exitcode}" if outcome.exitcode is not None else "killed")
-    if outcome.signal_name == "SIGKILL":
-        why = "killed, likely out of memory"
+    if outcome.signal_name == "SIGKILL":  # reached only when it happened again on the retry (reproducible)
+        why = "killed (SIGKILL) on two runs, likely exceeding its memory limit"
     return Verdict(status="runtime_error", compiled=compiled, **base, feedback=GENERIC_CRASH.format(why=why),
                    detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
 
@@ -269,8 +292,39 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
 
 
 def harness_error(exc: BaseException, base: dict) -> Verdict:
-    return Verdict(status="runtime_error", **base, feedback="The sandbox could not evaluate this solution.",
-                   detail=f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}")
+    """An exception in the judge itself: `sandbox_error`, never the candidate's fault."""
+    return sandbox_error(f"judge-side {type(exc).__name__}",
+                         f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}", base)
+
+
+def sandbox_error(why: str, detail: str, base: dict) -> Verdict:
+    """The judge could not evaluate the candidate (dead forkserver, worker killed by the OS, judge out of
+    memory, harness exception); trainers and evaluations do not count it against the candidate."""
+    return Verdict(status="sandbox_error", **base, feedback=SANDBOX_ERROR.format(why=why), detail=detail[-3000:])
+
+
+def harness_fault(outcome, device: str) -> str:
+    """Why a child's outcome is the harness's failure and worth one retry ("" when it is not): a dead
+    forkserver, the worker SIGKILLed by something other than our timeout, the harness's own exception,
+    a CUDA out-of-memory on a GPU shared with other work, or the worker's parent killed under it."""
+    res = outcome.result
+    if res is None:
+        if outcome.timed_out:
+            return ""
+        if getattr(outcome, "server_died", False):
+            return "forkserver died"
+        return "worker killed (SIGKILL)" if outcome.signal_name == "SIGKILL" else ""
+    if res.get("ok"):
+        return ""
+    if res.get("parent_lost"):
+        return "forkserver killed during the run"
+    if res.get("stage") == "harness":
+        return "harness exception"
+    err = res.get("error") if isinstance(res.get("error"), dict) else {}
+    if device == "cuda" and ("OutOfMemoryError" in str(err.get("kind"))
+                             or "out of memory" in str(err.get("message", "")).lower()):
+        return "CUDA out of memory"
+    return ""
 
 
 def stamp(v: Verdict, stages: dict, t_start: float) -> Verdict:
