@@ -11,6 +11,7 @@ from leap.cli import (
     sandbox_cmd,
     serve_cmd,
     sft_cmd,
+    sftdata_cmd,
     tasks_cmd,
     train_cmd,
     verify_cmd,
@@ -27,6 +28,7 @@ demo_cmd.register(app)
 serve_cmd.register(app)
 eval_cmd.register(app)
 app.add_typer(models_cmd.app, name="models")
+app.add_typer(sftdata_cmd.app, name="sft-data")
 
 
 if __name__ == "__main__":  # `python -m leap.cli.main ...` (e.g. under `accelerate launch`)

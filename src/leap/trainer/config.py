@@ -83,6 +83,10 @@ class RolloutConfig(_Strict):
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     tasks: str = Field("builtin:train", description="task source: builtin[:split], file, dir, KernelBench")
     task_filter: list[str] = Field(default_factory=list, description="keep only these task names")
+    pass_rate_file: str | None = Field(None, description="`leap sft-data pass-rates` JSON: keep tasks whose "
+                                       "pass rate lies strictly between pass_rate_min and pass_rate_max")
+    pass_rate_min: float = Field(0.0, ge=0, le=1)
+    pass_rate_max: float = Field(1.0, ge=0, le=1)
     kernel_backend: Literal["triton", "cuda_inline", "cuda_nvrtc"] = "triton"
     max_context_tokens: int = Field(8192, ge=64)
     generation_batch_size: int = Field(0, ge=0, description="sequences per generate call (0 = all)")

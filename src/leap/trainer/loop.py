@@ -41,6 +41,17 @@ def load_tasks(cfg: RolloutConfig) -> list[Task]:
         if unknown:
             raise ConfigError(f"rollout.task_filter: {unknown[0]!r} is not a task of {cfg.tasks}")
         tasks = [t for t in tasks if t.name in set(cfg.task_filter)]
+    if cfg.pass_rate_file:
+        from leap.tasks.harvest import filter_by_pass_rate, load_pass_rates
+
+        try:
+            rates = load_pass_rates(cfg.pass_rate_file)
+        except TaskError as exc:
+            raise ConfigError(f"rollout.pass_rate_file: {exc}") from None
+        tasks = filter_by_pass_rate(tasks, rates, cfg.pass_rate_min, cfg.pass_rate_max)
+        if not tasks:
+            raise ConfigError(f"rollout.pass_rate_file: no task of {cfg.tasks} has {cfg.pass_rate_min} < pass rate "
+                              f"< {cfg.pass_rate_max} in {cfg.pass_rate_file}")
     if not tasks:
         raise ConfigError(f"rollout.tasks: {cfg.tasks} holds no tasks")
     return tasks

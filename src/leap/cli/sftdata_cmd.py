@@ -1,0 +1,65 @@
+"""``leap sft-data``: expert-iteration SFT rows and a pass-rate curriculum from `leap eval` results on
+train tasks (`leap.tasks.harvest`). Sample with `leap eval --tasks builtin:train --samples K ...` first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from leap.cli.common import fail
+
+app = typer.Typer(no_args_is_help=True, help="SFT data from a model's own verified samples; pass rates.")
+
+
+def _rows(eval_dir: Path) -> list[dict]:
+    from leap.evaluation.runner import read_results
+
+    path = eval_dir / "results.jsonl" if eval_dir.is_dir() else eval_dir
+    if not path.is_file():
+        fail(f"{eval_dir}: no results.jsonl (run `leap eval --out {eval_dir}` first)")
+    rows, _ = read_results(path)
+    if not rows:
+        fail(f"{path}: no finished samples")
+    return rows
+
+
+@app.command("harvest")
+def harvest_cmd(eval_dirs: list[Path] = typer.Argument(..., help="`leap eval` output folders (results.jsonl)"),
+                out: Path = typer.Option(..., help="SFT JSONL to write"),
+                tasks: str = typer.Option("builtin:train", help="the task source the samples came from"),
+                repairs: bool = typer.Option(True, help="also keep successes after feedback (multi-turn)"),
+                kernel: str = typer.Option("triton", help="kernel backend the prompts asked for")) -> None:
+    """Keep the sandbox-verified correct completions (deduplicated, never from eval tasks) as SFT rows."""
+    from leap.rollout.prompts import build_messages
+    from leap.tasks.harvest import harvest
+    from leap.tasks.suite import builtin_tasks
+    from leap.tasks.task import TaskError, iter_task_source
+
+    try:
+        pool = {t.name: t for t in iter_task_source(tasks)}
+    except TaskError as exc:
+        fail(f"--tasks {tasks}: {exc}")
+    if not any(t.split != "eval" for t in pool.values()):
+        fail(f"--tasks {tasks}: no train tasks (eval tasks are never harvested)")
+    pool.update({t.name: t for t in builtin_tasks("eval")})  # known, so that harvest refuses them by split
+    rows = [r for d in eval_dirs for r in _rows(d)]
+    sft, stats = harvest(rows, pool, build_messages, backend=kernel, repairs=repairs)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r) + "\n" for r in sft))
+    typer.echo(f"{stats.written} rows ({stats.repairs} repairs) from {stats.correct_turns} correct turns over "
+               f"{len(stats.per_task)} tasks; {stats.duplicates} duplicates ({100 * stats.dedup_rate:.0f}%), "
+               f"{stats.eval_refused} eval-task samples refused, {stats.unknown_task} not in {tasks} -> {out}")
+
+
+@app.command("pass-rates")
+def pass_rates_cmd(eval_dir: Path = typer.Argument(..., help="`leap eval` output folder on train tasks"),
+                   out: Path = typer.Option(..., help="JSON to write (a PNG histogram is written next to it)"),
+                   turn: int = typer.Option(1, min=1, help="solved by this turn"),
+                   title: str = typer.Option("", help="plot title")) -> None:
+    """Per-task pass rates and their histogram (for `rollout.pass_rate_file`)."""
+    from leap.tasks.harvest import pass_rates, write_pass_rates
+
+    doc = write_pass_rates(pass_rates(_rows(eval_dir), turn), out, out.with_suffix(".png"), title)
+    typer.echo(f"{doc['tasks']} tasks, {doc['learnable']} with 0 < pass rate < 1; {doc['histogram']} -> {out}")
