@@ -30,6 +30,7 @@ from leap.demo.policy import (
     format_answer,
     train_tokenizer,
 )
+from leap.durable import atomic_write_jsonl, atomic_write_text
 
 VARIANTS = ("leap", "single_turn", "multi_turn_no_pruning", "scalar_reward")
 
@@ -293,9 +294,7 @@ def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str],
         task = make_task(c, "eval" if c in held else "train")
         (out / "tasks" / f"{task.name}.py").write_text(task.source)
     rows = build_sft_data(cfg, train_chains, verifier, log)
-    with open(out / "sft.jsonl", "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+    atomic_write_jsonl(out / "sft.jsonl", rows)
     torch.manual_seed(cfg.seed)
     tok = train_tokenizer([r["prompt"] + r["answer"] for r in rows], cfg.model.vocab_size)
     policy = TinyPolicy(tok, build_model(cfg.model, tok.get_vocab_size(), cfg.seed), cfg.device)
@@ -321,9 +320,7 @@ def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], Non
     t_rl = time.perf_counter() - t_rl
     ev_rl = evaluate(prep.policy, prep.held, verifier, cfg, "after RL", log)
     prep.policy.save(out / "policy_rl")
-    with open(out / "metrics.jsonl", "w") as f:
-        for r in rl_rows:
-            f.write(json.dumps(r) + "\n")
+    atomic_write_jsonl(out / "metrics.jsonl", rl_rows)
     summary = {"config": asdict(cfg), "params": sum(p.numel() for p in prep.policy.model.parameters()),
                "sft_pairs": len(prep.rows), "sft_loss_final": prep.sft_loss,
                "eval_sft": prep.eval_sft, "eval_rl": ev_rl, "rl": rl_rows,
@@ -331,5 +328,5 @@ def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], Non
                "seconds": {"total": time.perf_counter() - t_start, "sft": prep.sft_seconds, "rl": t_rl},
                "train_tasks": len(prep.train_chains), "rl_tasks": len(prep.rl_chains),
                "held_out_tasks": len(prep.held)}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
     return summary

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from leap.durable import append_jsonl, atomic_write_jsonl, atomic_write_text
 from leap.rollout.episode import EpisodeConfig, EpisodeStats, Verifier, run_episodes
 from leap.rollout.policies.base import Policy
 from leap.rollout.records import Group
@@ -75,8 +76,10 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
     out.mkdir(parents=True, exist_ok=True)
     res_path = out / "results.jsonl"
     rows, done = read_results(res_path)
-    # rewrite without unfinished/torn lines so a resumed run leaves one clean file
-    res_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # rewrite without unfinished/torn lines so a resumed run leaves one clean file (temp + rename:
+    # a kill here leaves the old file, never a truncated one)
+    if res_path.is_file():
+        atomic_write_jsonl(res_path, rows)
     if progress:
         progress(len(done))
     ep = config.episode or EpisodeConfig()
@@ -88,8 +91,7 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
         chunk = todo[i:i + config.tasks_per_batch]
         groups = run_episodes(policy, [t for t, _ in chunk], [s for _, s in chunk], verifier, ep, stats=stats)
         new = [r for g in groups for r in group_rows(g, config.keep_text)]
-        with res_path.open("a") as f:
-            f.write("".join(json.dumps(r) + "\n" for r in new))
+        append_jsonl(res_path, new)
         rows += new
         if progress:
             progress(sum(len(s) for _, s in chunk))
@@ -97,6 +99,6 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
     summary = summarize(results, config.turns)
     summary.update(model=getattr(policy, "name", ""), kernel_backend=ep.backend, samples_per_task=config.samples,
                    groups_expanded_this_run=stats.groups_expanded)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     write_report(out, summary, results)
     return summary

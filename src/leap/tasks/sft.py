@@ -7,11 +7,11 @@ python block (the rollout's extractor takes the last one). Unverified pairs are 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from leap.durable import atomic_write_jsonl
 from leap.tasks.task import Task, TaskError
 
 BACKEND = "triton"
@@ -61,9 +61,6 @@ def write_sft(pairs: Iterable[tuple[Task, str]], path: str | Path, *, device: st
             rows[i] = sft_row(pairs[i][0], pairs[i][1], verdict, build)
         if on_verdict:
             on_verdict(i, verdict)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        for i in sorted(rows):
-            f.write(json.dumps(rows[i]) + "\n")
+    atomic_write_jsonl(path, [rows[i] for i in sorted(rows)])
     stats.written = len(rows)
     return stats

@@ -112,6 +112,18 @@ def resolve_checkpoint(path: str | Path) -> Path:
     raise ValueError(f"{p}: not a LEAP checkpoint (no state.json, no 'latest', no step-* directories)")
 
 
+def resume_or_fresh(path: str | Path | None, log=print) -> str | None:
+    """``path`` if it holds a checkpoint; ``None`` (start fresh, said in one line) when none exists yet."""
+    if not path:
+        return None
+    try:
+        resolve_checkpoint(path)
+    except ValueError:
+        log(f"--resume {path}: no checkpoint there yet; starting fresh")
+        return None
+    return str(path)
+
+
 def load_checkpoint(path: str | Path, *, policy, optimizer=None, scheduler=None,
                     restore_rng: bool = True) -> dict:
     """Restore weights, optimizer, scheduler and RNG from a checkpoint; returns its ``state.json``."""

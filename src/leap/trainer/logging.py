@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from leap.durable import JsonlAppender, atomic_write_jsonl
 from leap.trainer.config import LoggingConfig
 
 
@@ -34,8 +35,10 @@ class MetricsLogger:
             path = self.dir / "metrics.jsonl"
             if resume_step is not None and path.is_file():  # drop rows logged after the checkpoint
                 keep = [r for r in read_metrics(path) if r.get("step", 0) <= resume_step]
-                path.write_text("".join(json.dumps(r) + "\n" for r in keep))
-            self._jsonl = open(path, "a" if append or resume_step is not None else "w")
+                atomic_write_jsonl(path, keep)  # temp + rename: a kill here keeps every old row
+            elif not (append or resume_step is not None) and path.is_file():
+                atomic_write_jsonl(path, [])  # a fresh run starts an empty file
+            self._jsonl = JsonlAppender(path)
         if cfg.tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
@@ -57,8 +60,7 @@ class MetricsLogger:
             return
         row = {"step": step, "time": round(time.time(), 3), **{k: _clean(v) for k, v in metrics.items()}}
         if self._jsonl is not None:
-            self._jsonl.write(json.dumps(row) + "\n")
-            self._jsonl.flush()
+            self._jsonl.write(row)
         scalars = {k: v for k, v in row.items() if isinstance(v, int | float) and k not in ("step", "time")}
         if self._tb is not None:
             for k, v in scalars.items():
@@ -80,8 +82,14 @@ class MetricsLogger:
 
 
 def read_metrics(path: str | Path) -> list[dict]:
-    """All rows of a ``metrics.jsonl`` file."""
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    """All rows of a ``metrics.jsonl`` file (a torn last line, from a kill mid-append, is skipped)."""
+    rows = []
+    for line in Path(path).read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
 
 
 class Progress:

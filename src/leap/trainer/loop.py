@@ -19,7 +19,13 @@ from pathlib import Path
 
 from leap.algorithms.dcp import DCPStats, dcp_step_stats
 from leap.tasks.task import Task, TaskError, iter_task_source
-from leap.trainer.checkpoint import StopFlag, load_checkpoint, save_checkpoint, seed_everything
+from leap.trainer.checkpoint import (
+    StopFlag,
+    load_checkpoint,
+    resume_or_fresh,
+    save_checkpoint,
+    seed_everything,
+)
 from leap.trainer.config import ConfigError, RolloutConfig, TrainConfig, dump_config
 from leap.trainer.distributed import Dist
 from leap.trainer.logging import MetricsLogger, Progress
@@ -111,6 +117,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
     sampler = TaskSampler(load_tasks(cfg.rollout), cfg.rollout.tasks_per_step, cfg.seed,
                           shard=dist.rank, n_shards=dist.world)
     dcp_total, step = DCPStats(), 0
+    resume = resume_or_fresh(resume)
     if resume:
         state = load_checkpoint(resume, policy=policy, optimizer=optimizer, scheduler=scheduler)
         step, dcp_total = int(state["step"]), DCPStats.from_dict(state.get("dcp", {}))

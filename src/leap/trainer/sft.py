@@ -17,7 +17,13 @@ from pathlib import Path
 
 import torch
 
-from leap.trainer.checkpoint import StopFlag, load_checkpoint, save_checkpoint, seed_everything
+from leap.trainer.checkpoint import (
+    StopFlag,
+    load_checkpoint,
+    resume_or_fresh,
+    save_checkpoint,
+    seed_everything,
+)
 from leap.trainer.config import ConfigError, TrainConfig, dump_config
 from leap.trainer.logging import MetricsLogger, Progress
 from leap.trainer.model import PolicyModel, load_policy, resolve_device
@@ -130,6 +136,7 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
     optimizer = build_optimizer(params, cfg.optim)
     scheduler = build_scheduler(optimizer, cfg.optim, total_steps)
     step = 0
+    resume = resume_or_fresh(resume)
     if resume:
         step = int(load_checkpoint(resume, policy=policy, optimizer=optimizer, scheduler=scheduler)["step"])
     logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, resume_step=step if resume else None)
