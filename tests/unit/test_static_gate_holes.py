@@ -232,3 +232,32 @@ def test_kinds_are_a_typed_lattice():
     jit_items = items(Kind(Tag.JIT))
     assert jit_items.tag is Tag.ITEMS and jit_items.inner == Kind(Tag.JIT) and not jit_items.maybe_tensor
     assert items(TENSOR) == TENSORS and items(SCALAR) == SCALAR and UNKNOWN.maybe_tensor and UNSET.maybe_tensor
+
+
+def test_judge_gate_carries_rules_rule_line_and_strict_verdict():
+    from leap.sandbox.judge_shim import gate as judge_gate
+
+    partial = triton_src(LAUNCH + "return torch.sigmoid(out)")
+    strict = judge_gate(partial, "triton", [])
+    kb = judge_gate(partial, "triton", [], rules="kernelbench")
+    assert not strict.ok and strict.rule == "torch_compute" and strict.line and strict.strict == ""
+    assert kb.ok and kb.strict.startswith("rejected: torch_compute")
+    fmt = judge_gate("def f(:\n", None, [], full=False)  # the format-only gate also gives line and column
+    assert fmt.status == "format_error" and (fmt.line, fmt.col) == (1, 6) and "line 1, column 7" in fmt.reason
+
+
+def test_config_and_cli_take_the_rules(tmp_path):
+    from typer.testing import CliRunner
+
+    from leap.cli.main import app
+    from leap.sandbox import SandboxConfig
+    from leap.sandbox.verdict import Verdict
+
+    assert SandboxConfig().rules == "leap" and SandboxConfig(rules="kernelbench").rules == "kernelbench"
+    with pytest.raises(ValueError):
+        SandboxConfig(rules="nope")
+    assert Verdict(status="ok").strict_gate is None and "strict_gate" in Verdict(status="ok").public_dict()
+    cand = tmp_path / "c.py"
+    cand.write_text(triton_src(LAUNCH + "return out"))
+    res = CliRunner().invoke(app, ["verify", "relu_fp32", str(cand), "--rules", "nope"])
+    assert res.exit_code == 2 and "--rules: 'nope' is not one of leap, kernelbench" in res.output

@@ -17,6 +17,8 @@ from leap.tasks.task import Task, TaskError, iter_task_source
 
 BACKENDS = ("auto", "triton", "cuda_inline", "cuda_nvrtc")
 DEVICES = ("auto", "cpu", "cuda")
+RULES = ("leap", "kernelbench")
+RULES_HELP = "static-gate rules: leap (strict) | kernelbench (partial PyTorch in ModelNew allowed; LEAP's verdict in strict_gate)"
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
@@ -52,10 +54,10 @@ def _device(device: str) -> str:
         fail(f"--device: {exc}")
 
 
-def _config(timeout: float | None, workers: int):
+def _config(timeout: float | None, workers: int, rules: str = "leap"):
     from leap.sandbox import SandboxConfig
 
-    kw: dict = {"workers": workers}
+    kw: dict = {"workers": workers, "rules": rules}
     if timeout is not None:
         if timeout <= 0:
             fail(f"--timeout: must be positive (got {timeout})")
@@ -68,16 +70,18 @@ def verify(task_file: str = typer.Argument(..., help="task file or built-in task
            backend: str = typer.Option("auto", help="auto | triton | cuda_inline | cuda_nvrtc"),
            device: str = typer.Option("auto", help="auto | cpu | cuda"),
            as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
-           timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)")) -> None:
+           timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)"),
+           rules: str = typer.Option("leap", help=RULES_HELP)) -> None:
     """Verify one candidate against one task and print the verdict."""
     _check_choice("backend", backend, BACKENDS)
+    _check_choice("rules", rules, RULES)
     _check_choice("device", device, DEVICES)
     task = _load_task(task_file)
     source = _read_source(candidate_file)
     dev = _device(device)
     from leap.sandbox import Sandbox
 
-    with Sandbox(_config(timeout, 1).model_copy(update={"prewarm": 1}), device=dev) as sb:
+    with Sandbox(_config(timeout, 1, rules).model_copy(update={"prewarm": 1}), device=dev) as sb:
         verdict = sb.verify(task, source, backend=backend, device=dev)
     if as_json:
         sys.stdout.write(json.dumps(verdict.public_dict()) + "\n")
@@ -96,6 +100,8 @@ def _print_verdict(v) -> None:
         con.print(f"runtime {v.runtime_us:.1f} us; speedup {v.speedup_eager:.2f}x eager, {sc} torch.compile")
     if v.feedback:
         con.print(v.feedback, markup=False, highlight=False)
+    if v.strict_gate:
+        con.print(f"LEAP's strict gate: {v.strict_gate}", markup=False, highlight=False)
     con.print(f"stages: {', '.join(f'{k}={x:.2f}s' for k, x in v.stage_seconds.items())}", style="dim")
 
 
@@ -139,12 +145,14 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
                  backend: str = typer.Option("auto", help="auto | triton | cuda_inline | cuda_nvrtc"),
                  device: str = typer.Option("auto", help="auto | cpu | cuda"),
                  workers: int = typer.Option(0, help="concurrent candidates (0 = auto)"),
-                 timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)")) -> None:
+                 timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)"),
+                 rules: str = typer.Option("leap", help=RULES_HELP)) -> None:
     """Verify many (task, candidate) pairs concurrently; writes one JSON line per pair."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     _check_choice("backend", backend, BACKENDS)
     _check_choice("device", device, DEVICES)
+    _check_choice("rules", rules, RULES)
     if workers < 0:
         fail(f"--workers: must be >= 0 (got {workers})")
     if not pairs.exists():
@@ -168,7 +176,7 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
         fh = out.open("w")
     except OSError as exc:
         fail(f"{out}: cannot write ({exc.strerror})")
-    with fh, Sandbox(_config(timeout, workers), device=dev) as sb, Progress(
+    with fh, Sandbox(_config(timeout, workers, rules), device=dev) as sb, Progress(
             TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("{task.description}"), transient=False) as prog:
         bar = prog.add_task("", total=len(items))

@@ -75,6 +75,10 @@ class SandboxConfig(BaseModel):
     preload_extra: list[str] = Field(default_factory=list, description="more modules the forkserver imports, "
                                      "e.g. ['cupy'] (saves its import per nvrtc candidate; must not initialise CUDA)")
     static_gate: bool = True
+    rules: Literal["leap", "kernelbench"] = Field(
+        "leap", description="static-gate rules: leap (no PyTorch compute in forward beyond the task's allowed ops) or "
+        "kernelbench (KernelBench's rules: partial PyTorch in ModelNew allowed when a custom kernel is launched; "
+        "LEAP's strict verdict is reported in Verdict.strict_gate)")
     memory_limit_gb: float = Field(32.0, gt=0, description="host memory rlimit of a CPU child (RLIMIT_AS)")
     gpu_host_memory_limit_gb: float | None = Field(
         None, description="host memory rlimit (RLIMIT_DATA) of a GPU child; None = off until confirmed with CUDA")

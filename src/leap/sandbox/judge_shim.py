@@ -25,25 +25,34 @@ __all__ = ["Compared", "Gate", "Trial", "bit_identical", "build_reference", "com
 
 @dataclass(frozen=True)
 class Gate:
+    """The gate's outcome as the runtime uses it: ``rule``/``line``/``col`` locate the first finding;
+    ``strict`` is LEAP's strict verdict under rules "kernelbench" (else "")."""
+
     ok: bool
     status: str = "ok"
     reason: str = ""
     detail: str = ""
+    rule: str = ""
+    line: int | None = None
+    col: int | None = None
+    strict: str = ""
 
 
-def gate(source: str, backend: str | None, allowed_ops, full: bool = True) -> Gate:
-    """The static gate; with ``full=False`` (``SandboxConfig.static_gate`` off) only the format checks:
-    valid Python that defines ``class ModelNew``."""
+def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules: str = "leap") -> Gate:
+    """The static gate under ``rules`` ("leap" | "kernelbench"); with ``full=False``
+    (``SandboxConfig.static_gate`` off) only the format checks: valid Python that defines ``class ModelNew``."""
     if full:
-        g = check_source(source, backend, allowed_ops=list(allowed_ops))
-        return Gate(bool(g.ok), g.status, g.reason, g.detail)
+        g = check_source(source, backend, allowed_ops=list(allowed_ops), rules=rules)
+        return Gate(bool(g.ok), g.status, g.reason, g.detail, g.rule, g.line, g.col, g.strict)
     if not source.strip():
         return Gate(False, "format_error", "No code found: the answer must contain a Python solution.")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        return Gate(False, "format_error", f"The solution is not valid Python (line {exc.lineno}: {exc.msg}).",
-                    "syntax")
+        col = max((exc.offset or 1) - 1, 0)
+        text = feedback.gate_feedback("The solution is not valid Python.", "syntax", exc.lineno or 0, col,
+                                      f"syntax error: {exc.msg}", source)
+        return Gate(False, "format_error", text, "syntax", "syntax", exc.lineno, col)
     if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
         return Gate(False, "format_error", "The solution must define class ModelNew(nn.Module).", "no_modelnew")
     return Gate(True)

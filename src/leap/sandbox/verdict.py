@@ -42,6 +42,9 @@ class Verdict(BaseModel):
     detail: str = ""
     stage_seconds: dict[str, float] = Field(default_factory=dict)
     task: str = ""
+    # under SandboxConfig.rules "kernelbench": LEAP's strict static-gate verdict beside KernelBench's
+    # ("ok" or "rejected: <rule> (line N)"); None under LEAP's own rules
+    strict_gate: str | None = None
 
     @property
     def timed(self) -> bool:

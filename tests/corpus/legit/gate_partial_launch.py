@@ -1,0 +1,32 @@
+"""LEGIT (gate launch style): functools.partial(kernel[grid], BLOCK=...) called with the pointers."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+import functools
+
+TASK = "relu"
+EXPECT = 'ok'
+DEVICE = "cpu"
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        run = functools.partial(relu_kernel[(triton.cdiv(n, 1024),)], BLOCK=1024)
+        run(x, out, n)
+        return out
