@@ -3,6 +3,8 @@ attribute access, the launch styles it recognises, the rule/line it reports and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_static_gate import LAUNCH, assert_ok, assert_rejected, triton_src
 
@@ -261,3 +263,11 @@ def test_config_and_cli_take_the_rules(tmp_path):
     cand.write_text(triton_src(LAUNCH + "return out"))
     res = CliRunner().invoke(app, ["verify", "relu_fp32", str(cand), "--rules", "nope"])
     assert res.exit_code == 2 and "--rules: 'nope' is not one of leap, kernelbench" in res.output
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent / "gate_sources").glob("*.py")), ids=lambda p: p.stem)
+def test_default_deny_accepts_realistic_legitimate_code(path):
+    """Layer configs, init scalars, device properties, meta dicts, enumerate, ModuleList of user blocks,
+    autograd Functions: all of known kind, so default deny must not reject them."""
+    g = check_source(path.read_text(), None, [])
+    assert g.ok, g.detail

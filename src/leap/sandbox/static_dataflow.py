@@ -571,6 +571,8 @@ def _binop_kind(kl: Kind, kr: Kind) -> Kind:
         return TENSOR
     if kl == kr == SCALAR:
         return SCALAR
+    if {kl.tag, kr.tag} <= {Tag.SCALAR, Tag.OPAQUE}:
+        return K.OPAQUE
     if kl.tag is Tag.ITEMS and kl == kr:
         return kl
     return UNKNOWN

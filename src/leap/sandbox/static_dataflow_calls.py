@@ -49,7 +49,7 @@ def call_kind(dp: DataPath, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
             return _user_call(dp, (None, f.id), argk, kwk)
         if f.id in dp.module_kinds:
             return call_value(dp, e, dp.module_kinds[f.id], argk, kwk, tensor_arg)
-        return _builtin(dp, e, f.id, argk, tensor_arg)
+        return _builtin(dp, e, f.id, [*argk, *kwk.values()] if f.id == "dict" else argk, tensor_arg)
     if isinstance(f, ast.Attribute):
         base = f.value
         if isinstance(base, ast.Name) and base.id == "self" and "self" not in env:

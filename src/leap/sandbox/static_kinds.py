@@ -102,6 +102,8 @@ def merge(a: Kind, b: Kind) -> Kind:
         return a
     if Tag.TENSOR in (a.tag, b.tag):
         return TENSOR
+    if {a.tag, b.tag} == {Tag.OPAQUE, Tag.SCALAR}:
+        return OPAQUE
     if {a.tag, b.tag} == {Tag.TENSORS, Tag.SCALAR} or Tag.TENSORS in (a.tag, b.tag):
         return TENSORS
     if a.tag is Tag.ITEMS and b.tag is Tag.ITEMS:
