@@ -10,8 +10,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
-class _Strict(BaseModel):
+class StrictConfig(BaseModel):
+    """The one base of every LEAP config section: unknown keys are errors, assignments are validated."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+_Strict = StrictConfig
 
 
 class DCPConfig(_Strict):
@@ -34,7 +39,8 @@ class DCPConfig(_Strict):
 class RewardConfig(_Strict):
     """Trajectory-level advantage: the group tournament (LEAP) or a group-normalised scalar (Kevin)."""
 
-    kind: Literal["tournament", "scalar"] = "tournament"
+    kind: Literal["tournament", "scalar"] = Field("tournament",
+        description='tournament (LEAP, rank-based) or scalar (Kevin-style, group-normalised)')
     speed_ref: Literal["eager", "compile"] = Field("eager", description="speedup baseline used")
     # tournament
     dead_zone: float = Field(0.03, ge=0, description="speedups within this relative gap tie")
@@ -44,11 +50,11 @@ class RewardConfig(_Strict):
         0.10, ge=0, description="fewer tokens wins if they differ by more than this fraction; None = off")
     token_unsolved: bool = Field(False, description="also break ties between unsolved samples by tokens")
     # scalar (Kevin-style): correct_weight*correct + speed_weight*speedup (speedup only when correct+timed)
-    correct_weight: float = 0.3
-    speed_weight: float = 1.0
+    correct_weight: float = Field(0.3, description='scalar reward: weight of correctness')
+    speed_weight: float = Field(1.0, description='scalar reward: weight of the speedup')
     speed_cap: float | None = Field(None, gt=0, description="clip speedup at this value; None = no clip")
     norm: Literal["std", "mean"] = Field("std", description="std: (r-mean)/(std+eps); mean: Dr.GRPO r-mean")
-    eps: float = Field(1e-6, gt=0)
+    eps: float = Field(1e-6, gt=0, description='scalar reward: std normaliser epsilon')
 
     @field_validator("tiers")
     @classmethod
@@ -66,20 +72,22 @@ class CreditConfig(_Strict):
     loo_turn: the same returns, baseline = mean over the other trajectories at the same turn index.
     """
 
-    kind: Literal["leap", "kevin", "loo_turn"] = "leap"
-    gamma: float = Field(0.4, ge=0, le=1)
+    kind: Literal["leap", "kevin", "loo_turn"] = Field("leap",
+        description='how a trajectory advantage is spread over its turns')
+    gamma: float = Field(0.4, ge=0, le=1, description='turn discount')
     traj_norm: bool = Field(False, description="divide each turn's credit by its trajectory's turn count")
 
 
 class LossConfig(_Strict):
     """Token-level PPO-clip surrogate with optional k3 KL to the reference."""
 
-    eps_low: float = Field(0.2, ge=0)
-    eps_high: float = Field(0.28, ge=0)
+    eps_low: float = Field(0.2, ge=0, description='PPO clip below (ratio >= 1 - eps_low)')
+    eps_high: float = Field(0.28, ge=0, description='PPO clip above (ratio <= 1 + eps_high)')
     kl_coef: float = Field(0.0, ge=0, description="0 = no KL term (no reference forward needed)")
-    aggregation: Literal["token_mean", "constant"] = "token_mean"
+    aggregation: Literal["token_mean", "constant"] = Field("token_mean",
+        description='token_mean, or constant (Dr.GRPO: sum / const_len)')
     const_len: int | None = Field(
         None, ge=1, description="Dr.GRPO normaliser per sample (e.g. max_new_tokens); None = padded length")
 
 
-__all__ = ["CreditConfig", "DCPConfig", "LossConfig", "RewardConfig"]
+__all__ = ["CreditConfig", "DCPConfig", "LossConfig", "RewardConfig", "StrictConfig"]

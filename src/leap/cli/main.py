@@ -31,5 +31,19 @@ app.add_typer(models_cmd.app, name="models")
 app.add_typer(sftdata_cmd.app, name="sft-data")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from leap import __version__
+
+        typer.echo(f"leap {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="print the version and exit")) -> None:
+    """LEAP: RL post-training of code LLMs for fast, correct GPU kernels."""
+
+
 if __name__ == "__main__":  # `python -m leap.cli.main ...` (e.g. under `accelerate launch`)
     app()

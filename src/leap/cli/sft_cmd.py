@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from leap.cli.common import fail
+from leap.cli.common import fail, quiet_known_warnings
 
 
 def register(app: typer.Typer) -> None:
@@ -22,10 +22,13 @@ def register(app: typer.Typer) -> None:
         from leap.trainer.config import ConfigError, load_config
         from leap.trainer.sft import run_sft
 
+        quiet_known_warnings()
         try:
             cfg = load_config(config, overrides or [])
             with StopFlag() as stop:
                 summary = run_sft(cfg, data=data, resume=resume, stop=stop)
         except (ConfigError, ValueError) as exc:
             fail(str(exc))
-        typer.echo(json.dumps(summary, default=float).replace("NaN", "null"))
+        from leap.trainer.metrics import json_safe
+
+        typer.echo(json.dumps(json_safe(summary), default=float))

@@ -27,11 +27,12 @@ def list_tasks(source: str = typer.Option("builtin", help="builtin[:train|:eval]
     table = Table(title=f"{len(tasks)} tasks from {source}")
     graded = any(t.difficulty for t in tasks)
     for col in ("name", "level", "dtype", "split", "small", *(("difficulty",) if graded else ()), "tags"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "name", overflow="fold")
     for t in tasks:
         table.add_row(t.name, str(t.level), t.dtype, t.split or "-", "yes" if t.has_small_inputs else "no",
                       *((t.difficulty or "-",) if graded else ()), ",".join(t.tags))
-    Console().print(table)
+    # never cut names to the terminal's (or a pipe's 80-column) width
+    Console(width=max(120, 40 + max((len(t.name) for t in tasks), default=0) * 2)).print(table)
 
 
 @app.command("show")

@@ -1,6 +1,6 @@
 """``leap verify`` and ``leap verify-batch``: check candidate kernels against tasks.
 
-Exit codes: 0 whenever a verdict was produced (whatever it says); 2 with one clear line for bad
+Exit codes: 0 whenever a verdict was produced (whatever it says; with --strict 1 unless it is correct); 2 with one clear line for bad
 arguments or unreadable / invalid task or candidate files.
 """
 
@@ -71,7 +71,9 @@ def verify(task_file: str = typer.Argument(..., help="task file or built-in task
            device: str = typer.Option("auto", help="auto | cpu | cuda"),
            as_json: bool = typer.Option(False, "--json", help="print exactly one JSON object"),
            timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)"),
-           rules: str = typer.Option("leap", help=RULES_HELP)) -> None:
+           rules: str = typer.Option("leap", help=RULES_HELP),
+           strict: bool = typer.Option(False, "--strict", help="exit 1 unless the verdict is correct "
+                                       "(for scripts)")) -> None:
     """Verify one candidate against one task and print the verdict."""
     _check_choice("backend", backend, BACKENDS)
     _check_choice("rules", rules, RULES)
@@ -85,8 +87,10 @@ def verify(task_file: str = typer.Argument(..., help="task file or built-in task
         verdict = sb.verify(task, source, backend=backend, device=dev)
     if as_json:
         sys.stdout.write(json.dumps(verdict.public_dict()) + "\n")
-        return
-    _print_verdict(verdict)
+    else:
+        _print_verdict(verdict)
+    if strict and not verdict.correct:
+        raise typer.Exit(1)
 
 
 def _print_verdict(v) -> None:

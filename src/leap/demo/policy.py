@@ -36,6 +36,20 @@ def build_prompt(spec: str, history: list[tuple[str, str]] | None = None) -> str
     return text + ANSWER
 
 
+# The demo's prompt layout as a chat template, so `leap eval` / `leap train` (which speak chat messages)
+# can drive a saved demo policy: first user message = the task, later ones = feedback, assistant = code.
+CHAT_TEMPLATE = (
+    "{%- set ns = namespace(first=true) -%}"
+    "{%- for m in messages -%}"
+    "{%- if m['role'] == 'user' and ns.first -%}{{ '### Task\\n' + (m['content'] | trim) + '\\n' }}"
+    "{%- set ns.first = false -%}"
+    "{%- elif m['role'] == 'user' -%}{{ '### Feedback\\n' + (m['content'] | trim) + '\\n' }}"
+    "{%- elif m['role'] == 'assistant' -%}{{ '### Previous\\n' + (m['content'] | trim) + '\\n' }}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{ '### Answer\\n' }}{%- endif -%}")
+
+
 def format_answer(code: str) -> str:
     return "```python\n" + code.strip() + "\n```\n"
 
@@ -139,7 +153,16 @@ class TinyPolicy:
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         self.model.save_pretrained(path)
-        self.tok.save(str(path / "tokenizer.json"))
+        self.hf_tokenizer().save_pretrained(path)  # tokenizer.json + tokenizer_config.json (chat template)
+
+    def hf_tokenizer(self):
+        """The tokenizer as a transformers tokenizer with the demo's chat template, pad and EOS tokens."""
+        from transformers import PreTrainedTokenizerFast
+
+        fast = PreTrainedTokenizerFast(tokenizer_object=self.tok, pad_token="<pad>", eos_token="<eos>",
+                                       padding_side="left")
+        fast.chat_template = CHAT_TEMPLATE
+        return fast
 
     @classmethod
     def load(cls, path: str | Path, device: str = "cpu") -> TinyPolicy:

@@ -68,7 +68,10 @@ def save_checkpoint(root: str | Path, step: int, *, policy, optimizer=None, sche
     if scheduler is not None:
         torch.save(scheduler.state_dict(), tmp / "scheduler.pt")
     torch.save(rng_state(), tmp / "rng.pt")
-    (tmp / "state.json").write_text(json.dumps({"step": step, **(state or {})}, indent=1, default=float))
+    from leap.trainer.metrics import json_safe  # NaN (e.g. turns_per_success with no success) -> null
+
+    (tmp / "state.json").write_text(json.dumps(json_safe({"step": step, **(state or {})}), indent=1,
+                                               default=float, allow_nan=False))
     if config_yaml:
         (tmp / "config.yaml").write_text(config_yaml)
     _fsync_dir(tmp)

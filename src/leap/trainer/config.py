@@ -7,6 +7,7 @@ key and what was expected.
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -14,6 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from leap.algorithms.config import StrictConfig
+from leap.sandbox.config import SandboxConfig
 from leap.trainer.algo_configs import CreditConfig, DCPConfig, LossConfig, RewardConfig
 
 
@@ -21,43 +24,63 @@ class ConfigError(ValueError):
     """A config that cannot be used; the message is one line (file, key, what was expected)."""
 
 
-class _Strict(BaseModel):
+_Strict = StrictConfig
+
+
+class SandboxSection(SandboxConfig):
+    """The sandbox's own protocol settings (`leap.sandbox.SandboxConfig`), strict like every section.
+
+    ``rollout.sandbox_workers`` / ``rollout.sandbox_gpus``, when set, take precedence over
+    ``workers`` / ``gpus`` here (older configs use them).
+    """
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def for_rollout(self, rollout: RolloutConfig) -> SandboxConfig:
+        """The `SandboxConfig` the trainer's sandbox runs with."""
+        data = self.model_dump()
+        if rollout.sandbox_workers:
+            data["workers"] = rollout.sandbox_workers
+        if rollout.sandbox_gpus is not None:
+            data["gpus"] = rollout.sandbox_gpus
+        return SandboxConfig(**data)
 
 
 class TinyModelConfig(_Strict):
     """A tiny random-weight Qwen2 chat model and BPE tokenizer built offline (`leap.models.tiny`)."""
 
     vocab_size: int = Field(512, ge=300, description="BPE vocabulary trained on the built-in corpus")
-    hidden: int = Field(64, ge=8)
-    layers: int = Field(2, ge=1)
-    heads: int = Field(4, ge=1)
-    kv_heads: int = Field(2, ge=1)
-    max_positions: int = Field(4096, ge=64)
-    seed: int = 0
+    hidden: int = Field(64, ge=8, description='hidden size')
+    layers: int = Field(2, ge=1, description='transformer layers')
+    heads: int = Field(4, ge=1, description='attention heads')
+    kv_heads: int = Field(2, ge=1, description='key/value heads (GQA)')
+    max_positions: int = Field(4096, ge=64, description='longest context in tokens')
+    seed: int = Field(0, description='weight-initialisation seed')
 
 
 class LoraSettings(_Strict):
     """LoRA adapters (peft). ``targets`` are module-name suffixes; "all-linear" picks every linear."""
 
-    rank: int = Field(16, ge=1)
-    alpha: float = Field(32.0, gt=0)
-    dropout: float = Field(0.0, ge=0, lt=1)
+    rank: int = Field(16, ge=1, description='LoRA rank r')
+    alpha: float = Field(32.0, gt=0, description='LoRA scale alpha (update scaled by alpha/r)')
+    dropout: float = Field(0.0, ge=0, lt=1, description='dropout on the LoRA input')
     targets: list[str] | Literal["all-linear"] = Field(
-        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"])
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+        description='module-name suffixes that get adapters, or "all-linear"')
 
 
 class ModelConfig(_Strict):
     """The policy: a Hugging Face path/name, or a tiny model built from ``tiny``."""
 
-    path: str | None = None
+    path: str | None = Field(None, description='Hugging Face folder or hub name of the policy')
     tiny: TinyModelConfig | None = None
-    finetune: Literal["lora", "full"] = "lora"
+    finetune: Literal["lora", "full"] = Field("lora", description='lora: train adapters only; full: every weight')
     lora: LoraSettings = Field(default_factory=LoraSettings)
-    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
-    gradient_checkpointing: bool = False
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto",
+        description='weight dtype (auto = bf16 on a GPU that has it, else fp32)')
+    gradient_checkpointing: bool = Field(False, description='recompute activations in backward (less memory)')
     attn_implementation: str | None = Field(None, description="e.g. sdpa, flash_attention_2")
-    trust_remote_code: bool = False
+    trust_remote_code: bool = Field(False, description='allow model code from the model folder')
     init_from: str | None = Field(None, description="checkpoint whose trained weights start the run (e.g. leap sft's)")
 
     @model_validator(mode="after")
@@ -68,10 +91,12 @@ class ModelConfig(_Strict):
 
 
 class SamplingConfig(_Strict):
-    temperature: float = Field(1.0, ge=0)
-    top_p: float = Field(1.0, gt=0, le=1)
-    top_k: int = Field(0, ge=0)
-    max_new_tokens: int = Field(1024, ge=1)
+    """How each turn is sampled."""
+
+    temperature: float = Field(1.0, ge=0, description='sampling temperature (0 = greedy)')
+    top_p: float = Field(1.0, gt=0, le=1, description='nucleus sampling mass')
+    top_k: int = Field(0, ge=0, description='top-k sampling (0 = off)')
+    max_new_tokens: int = Field(1024, ge=1, description='tokens generated per turn')
 
 
 class RolloutConfig(_Strict):
@@ -79,31 +104,35 @@ class RolloutConfig(_Strict):
 
     group_size: int = Field(8, ge=2, description="G, samples per task")
     tasks_per_step: int = Field(4, ge=1, description="groups per training step")
-    max_turns: int = Field(3, ge=1)
+    max_turns: int = Field(3, ge=1, description='turns per sample (feedback turns after the first)')
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     tasks: str = Field("builtin:train", description="task source: builtin[:split], file, dir, KernelBench")
     task_filter: list[str] = Field(default_factory=list, description="keep only these task names")
     pass_rate_file: str | None = Field(None, description="`leap sft-data pass-rates` JSON: keep tasks whose "
                                        "pass rate lies strictly between pass_rate_min and pass_rate_max")
-    pass_rate_min: float = Field(0.0, ge=0, le=1)
-    pass_rate_max: float = Field(1.0, ge=0, le=1)
-    kernel_backend: Literal["triton", "cuda_inline", "cuda_nvrtc"] = "triton"
-    max_context_tokens: int = Field(8192, ge=64)
+    pass_rate_min: float = Field(0.0, ge=0, le=1, description="lower pass-rate bound (exclusive)")
+    pass_rate_max: float = Field(1.0, ge=0, le=1, description="upper pass-rate bound (exclusive)")
+    kernel_backend: Literal["triton", "cuda_inline", "cuda_nvrtc"] = Field("triton",
+        description='how candidates are compiled: triton, cuda_inline or cuda_nvrtc')
+    max_context_tokens: int = Field(8192, ge=64, description='prompt + history budget in tokens')
     generation_batch_size: int = Field(0, ge=0, description="sequences per generate call (0 = all)")
     kv_cache: Literal["static", "dynamic", "graph"] = Field(
         "dynamic", description="HFPolicy cache: dynamic (plain generate), static, graph (CUDA graphs)")
-    sandbox_device: Literal["auto", "cpu", "cuda"] = "auto"
+    sandbox_device: Literal["auto", "cpu", "cuda"] = Field("auto",
+        description='where the sandbox runs candidates (auto = the GPU when there is one)')
     sandbox_workers: int = Field(0, ge=0, description="0 = sandbox default")
     sandbox_gpus: list[int] | None = Field(None, description="GPUs the sandbox verifies on (None = all)")
     overlap: bool = Field(True, description="verify a group in the sandbox while the next one generates")
 
 
 class OptimConfig(_Strict):
-    lr: float = Field(1e-5, gt=0)
-    weight_decay: float = Field(0.0, ge=0)
-    betas: tuple[float, float] = (0.9, 0.999)
-    schedule: Literal["constant", "linear", "cosine"] = "constant"
-    warmup_steps: int = Field(0, ge=0)
+    """AdamW, schedule and batching of the update."""
+
+    lr: float = Field(1e-5, gt=0, description='AdamW learning rate')
+    weight_decay: float = Field(0.0, ge=0, description='AdamW weight decay')
+    betas: tuple[float, float] = Field((0.9, 0.999), description='AdamW betas')
+    schedule: Literal["constant", "linear", "cosine"] = Field("constant", description='learning-rate schedule')
+    warmup_steps: int = Field(0, ge=0, description='linear warm-up steps')
     grad_clip: float = Field(1.0, ge=0, description="max grad norm (0 = off)")
     micro_batch_size: int = Field(4, ge=1, description="samples per forward/backward")
     grad_accumulation: int = Field(0, ge=0, description="micro-batches per optimizer step (0 = whole batch)")
@@ -111,18 +140,22 @@ class OptimConfig(_Strict):
 
 
 class CheckpointConfig(_Strict):
-    dir: str = "runs/leap/checkpoints"
+    """When and where checkpoints are written (resume with --resume)."""
+
+    dir: str | None = Field(None, description="checkpoint root (None = <output_dir>/checkpoints)")
     every: int = Field(10, ge=0, description="save every N steps (0 = only at the end / on a signal)")
-    keep_last: int = Field(2, ge=1)
+    keep_last: int = Field(2, ge=1, description='checkpoints kept (older ones are deleted)')
 
 
 class LoggingConfig(_Strict):
-    dir: str = "runs/leap"
-    jsonl: bool = True
-    tensorboard: bool = False
-    wandb: bool = False
-    wandb_project: str = "leap"
-    progress: bool = True
+    """Where metrics go: metrics.jsonl, TensorBoard, W&B, the progress line."""
+
+    dir: str | None = Field(None, description="metrics.jsonl / tensorboard dir (None = <output_dir>)")
+    jsonl: bool = Field(True, description='write metrics.jsonl')
+    tensorboard: bool = Field(False, description='write TensorBoard events (needs tensorboard)')
+    wandb: bool = Field(False, description='log to Weights & Biases (needs wandb)')
+    wandb_project: str = Field("leap", description='W&B project name')
+    progress: bool = Field(True, description='print a progress line per step')
     rollouts: bool = Field(True, description="write each step's samples to DIR/rollouts/step-N.jsonl")
     status_line: bool = Field(True, description="print a one-line verdict breakdown per step")
 
@@ -130,16 +163,16 @@ class LoggingConfig(_Strict):
 class SFTConfig(_Strict):
     """Cold-start SFT (`leap sft`) on JSONL lines ``{"prompt": str | [messages], "answer": str}``."""
 
-    data: str | None = None
-    epochs: int = Field(1, ge=1)
-    max_length: int = Field(4096, ge=16)
-    shuffle: bool = True
+    data: str | None = Field(None, description='JSONL of {prompt, answer} pairs')
+    epochs: int = Field(1, ge=1, description='passes over the data')
+    max_length: int = Field(4096, ge=16, description='prompt + answer tokens kept')
+    shuffle: bool = Field(True, description='shuffle each epoch')
 
 
 class TrainConfig(_Strict):
-    """Everything `leap train` needs. Sub-configs mirror the data flow (DESIGN.md §1)."""
+    """Everything `leap train` needs. Sub-configs mirror the data flow (docs/ARCHITECTURE.md)."""
 
-    model: ModelConfig
+    model: ModelConfig = Field(description="the policy (model.path or model.tiny)")
     rollout: RolloutConfig = Field(default_factory=RolloutConfig)
     dcp: DCPConfig = Field(default_factory=DCPConfig)
     reward: RewardConfig = Field(default_factory=RewardConfig)
@@ -150,30 +183,80 @@ class TrainConfig(_Strict):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
     steps: int = Field(100, ge=0, description="training steps")
-    seed: int = 0
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    run_name: str = "leap"
+    seed: int = Field(0, description='seed of sampling, data order and initialisation')
+    device: Literal["auto", "cpu", "cuda"] = Field("auto",
+        description='where the policy trains (auto = cuda when available)')
+    run_name: str = Field("leap", description='name used by the loggers')
+    output_dir: str = Field("runs/leap", description="where the run writes; checkpoints and logs live under it "
+                            "unless checkpoint.dir / logging.dir say otherwise")
+    sandbox: SandboxSection = Field(default_factory=SandboxSection, description="the sandbox's protocol")
+
+    @model_validator(mode="after")
+    def _under_output_dir(self) -> TrainConfig:
+        if self.checkpoint.dir is None:
+            self.checkpoint.dir = str(Path(self.output_dir) / "checkpoints")
+        if self.logging.dir is None:
+            self.logging.dir = self.output_dir
+        return self
 
 
 # --------------------------------------------------------------------------- loading
 
 
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "bool": "true or false", "string": "a string",
+               "list": "a list", "tuple": "a list", "dict": "a mapping (a section)", "model": "a mapping (a section)",
+               "literal": "one of"}
+
+
+def _section(loc: tuple) -> type[BaseModel] | None:
+    """The config class that holds the key at ``loc`` (None when the path leaves the schema)."""
+    cls: Any = TrainConfig
+    for part in loc[:-1]:
+        field = cls.model_fields.get(str(part)) if isinstance(cls, type) and issubclass(cls, BaseModel) else None
+        if field is None:
+            return None
+        ann = field.annotation
+        args = [a for a in getattr(ann, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel)]
+        cls = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else (args[0] if args else None)
+        if cls is None:
+            return None
+    return cls
+
+
+def did_you_mean(loc: tuple) -> str:
+    """`` (did you mean 'x'?)`` for an unknown key close to a real one, else ''."""
+    cls = _section(loc)
+    if cls is None:
+        return ""
+    close = difflib.get_close_matches(str(loc[-1]), list(cls.model_fields), n=1, cutoff=0.6)
+    return f" (did you mean {'.'.join([*map(str, loc[:-1]), close[0]])!r}?)" if close else ""
+
+
 def _expected(err: dict) -> str:
     kind = err.get("type", "")
+    got = err.get("input")
     if kind == "extra_forbidden":
-        return "unknown key"
+        return "unknown key" + did_you_mean(tuple(err["loc"]))
     if kind == "missing":
         return "required key is missing"
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
-        return f"expected {ctx['expected']}, got {err.get('input')!r}"
-    return f"{err['msg']} (got {err.get('input')!r})"
+        return f"expected {ctx['expected']}, got {got!r}"
+    base = kind.split("_")[0]
+    if kind.endswith(("_type", "_parsing")) or kind in ("model_attributes_type", "dict_type"):
+        want = _TYPE_WORDS.get(base, base)
+        return f"expected {want}, got {got!r} ({type(got).__name__})"
+    return f"{err['msg']} (got {got!r})"
 
 
 def _one_line(where: str, exc: ValidationError) -> ConfigError:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-after"))
-    more = f" (+{len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    errs = exc.errors()
+    # a union (e.g. `int | None`) reports one error per member: keep the first real one
+    err = errs[0]
+    loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-after")
+                   and not str(p).startswith(("int", "float", "str", "list", "bool", "none", "literal")))
+    n_keys = len({e["loc"][:-1] if e["type"] in ("none_required",) else e["loc"] for e in errs})
+    more = f" (+{n_keys - 1} more)" if n_keys > 1 else ""
     return ConfigError(f"{where}: {loc or '<root>'}: {_expected(err)}{more}")
 
 
@@ -223,6 +306,9 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
         if not isinstance(data, dict):
             raise ConfigError(f"{where}: expected a mapping of sections at the top level")
     data = apply_overrides(data, list(overrides or []), where)
+    if "model" not in data:
+        raise ConfigError(f"{where}: no model section: give --config FILE (see configs/) or model.path=DIR "
+                          "(`leap train --print-config` lists every key)")
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
@@ -232,3 +318,33 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
 def dump_config(cfg: TrainConfig) -> str:
     """The config as YAML (written next to checkpoints so a run can be reproduced)."""
     return yaml.safe_dump(json.loads(cfg.model_dump_json()), sort_keys=False)
+
+
+# keys of `leap.sandbox.SandboxConfig` that carry no description there
+_SANDBOX_DOCS = {"fp32": "rtol = atol for fp32 outputs", "fp16": "rtol = atol for fp16 outputs",
+                 "bf16": "rtol = atol for bf16 outputs", "timing_samples": "timed runs per candidate (GPU)",
+                 "warmup": "untimed warm-up runs (GPU)", "flush_l2": "flush the L2 cache before each timed run",
+                 "cache_dir": "compile cache", "scratch_dir": "where per-candidate private dirs live",
+                 "isolation": "scrubbed env, private dirs, rlimits for candidate processes",
+                 "static_gate": "AST gate before compiling"}
+
+
+def describe_config(cls: type[BaseModel] = TrainConfig, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(key, default, description) of every key of the schema, sections flattened with dots."""
+    rows: list[tuple[str, str, str]] = []
+    for name, field in cls.model_fields.items():
+        key = f"{prefix}{name}"
+        ann = field.annotation
+        sub = [a for a in (ann, *getattr(ann, "__args__", ())) if isinstance(a, type) and issubclass(a, BaseModel)]
+        if sub:
+            rows.append((key, "(section)" if field.is_required() or field.default_factory else "null",
+                         (field.description or ((sub[0].__doc__ or "").strip().splitlines() or [""])[0]).strip()))
+            rows.extend(describe_config(sub[0], key + "."))
+            continue
+        if field.is_required():
+            default = "(required)"
+        else:
+            value = field.get_default(call_default_factory=True)
+            default = json.dumps(value, default=str)
+        rows.append((key, default, field.description or _SANDBOX_DOCS.get(name, "")))
+    return rows

@@ -13,6 +13,19 @@ from leap.rollout.records import Group
 from leap.trainer.config import TrainConfig
 
 
+def json_safe(value):
+    """``value`` with every non-finite float replaced by None (NaN is not JSON); containers recursed."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):
+        return json_safe(value.item())
+    return value
+
+
 def _stats(prefix: str, xs: Sequence[float]) -> dict[str, float]:
     if not xs:
         return {}
