@@ -46,6 +46,13 @@ def test_verify_incorrect_still_exits_zero_and_task_file_works(files):
     assert p.returncode == 0 and "incorrect" in p.stdout
 
 
+def test_verify_strict_exits_one_unless_correct(files):
+    p = run("verify", "relu_fp32", str(files / "bad.py"), "--device", "cpu", "--strict", "--json")
+    assert p.returncode == 1 and json.loads(p.stdout)["status"] == "incorrect"
+    p = run("verify", "relu_fp32", str(files / "ok.py"), "--device", "cpu", "--strict")
+    assert p.returncode == 0 and "ok" in p.stdout
+
+
 @pytest.mark.parametrize("args,needle", [
     (["verify", "no_such_task_xyz", "ok.py"], "no_such_task_xyz"),
     (["verify", "broken_task.py", "ok.py"], "missing get_inputs"),

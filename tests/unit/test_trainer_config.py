@@ -47,7 +47,11 @@ def test_dump_round_trips(tmp_path):
 
 @pytest.mark.parametrize("override, key, expected", [
     ("optim.lrr=1", "optim.lrr", "unknown key"),
-    ("optim.lr=fast", "optim.lr", "valid number"),
+    ("optim.lr=fast", "optim.lr", "expected a number, got 'fast' (str)"),
+    ("steps=abc", "steps", "expected an integer, got 'abc' (str)"),
+    ("rollout=3", "rollout", "expected a mapping (a section), got 3 (int)"),
+    ("rollout.grup_size=3", "rollout.grup_size", "unknown key (did you mean 'rollout.group_size'?)"),
+    ("optim.learning_rat=1", "optim.learning_rat", "unknown key"),
     ("rollout.group_size=1", "rollout.group_size", "greater than or equal to 2"),
     ("rollout.kernel_backend=cuda", "rollout.kernel_backend", "'triton', 'cuda_inline' or 'cuda_nvrtc'"),
     ("reward.kind=elo", "reward.kind", "'tournament' or 'scalar'"),
@@ -74,5 +78,48 @@ def test_bad_yaml_file(tmp_path):
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(tmp_path / "missing.yaml")
     f.write_text("steps: 3\n")
-    with pytest.raises(ConfigError, match="model: required key is missing"):
+    with pytest.raises(ConfigError, match="no model section: give --config FILE"):
         load_config(f)
+
+
+def test_output_dir_holds_checkpoints_and_logs_unless_set():
+    cfg = load_config(None, ["model.tiny={}", "output_dir=/tmp/run7"])
+    assert cfg.checkpoint.dir == "/tmp/run7/checkpoints" and cfg.logging.dir == "/tmp/run7"
+    cfg = load_config(None, ["model.tiny={}", "output_dir=/tmp/run7", "checkpoint.dir=/x"])
+    assert cfg.checkpoint.dir == "/x" and cfg.logging.dir == "/tmp/run7"
+
+
+def test_sandbox_section_is_strict_and_reaches_the_sandbox_config():
+    cfg = load_config(None, ["model.tiny={}", "sandbox.trials=7", "rollout.sandbox_workers=3"])
+    sc = cfg.sandbox.for_rollout(cfg.rollout)
+    assert sc.trials == 7 and sc.workers == 3
+    with pytest.raises(ConfigError, match=r"sandbox\.trails: unknown key \(did you mean 'sandbox\.trials'\?\)"):
+        load_config(None, ["model.tiny={}", "sandbox.trails=7"])
+
+
+def test_print_config_lists_every_key_with_default_and_description():
+    from leap.trainer.config import describe_config
+
+    rows = describe_config()
+    keys = {k for k, _, _ in rows}
+    assert {"steps", "output_dir", "rollout.group_size", "dcp.t_min", "sandbox.trials",
+            "model.lora.rank", "logging.dir"} <= keys
+    assert all(doc for _, _, doc in rows), [k for k, _, d in rows if not d]
+    assert dict((k, d) for k, d, _ in rows)["rollout.group_size"] == "8"
+
+
+def test_one_strict_base_for_every_section():
+    from leap.algorithms.config import StrictConfig
+    from leap.trainer.config import TrainConfig
+
+    def sections(cls):
+        for f in cls.model_fields.values():
+            for a in (f.annotation, *getattr(f.annotation, "__args__", ())):
+                if isinstance(a, type) and hasattr(a, "model_fields"):
+                    yield a
+                    yield from sections(a)
+
+    found = set(sections(TrainConfig))
+    assert len(found) >= 10
+    for cls in found - {__import__("leap.sandbox.config", fromlist=["Tolerance"]).Tolerance}:
+        assert issubclass(cls, StrictConfig) or cls.model_config.get("extra") == "forbid", cls

@@ -70,11 +70,10 @@ class Rollouts:
 
     def __enter__(self) -> Rollouts:
         if self.verifier is None:
-            from leap.sandbox import Sandbox, SandboxConfig
+            from leap.sandbox import Sandbox
 
             r = self.cfg.rollout
-            self.sandbox = Sandbox(SandboxConfig(workers=r.sandbox_workers, gpus=r.sandbox_gpus),
-                                   device=r.sandbox_device)
+            self.sandbox = Sandbox(self.cfg.sandbox.for_rollout(r), device=r.sandbox_device)
             self.verifier = sandbox_verifier(self.sandbox, backend=r.kernel_backend)
         return self
 
