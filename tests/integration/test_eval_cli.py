@@ -68,3 +68,25 @@ def test_eval_bad_model_and_unreachable_endpoint(tmp_path):
     assert r.exit_code == 2 and "unreachable" in r.output
     r = _eval(tmp_path / "missing", tmp_path / "o", "--kernel", "opencl")
     assert r.exit_code == 2 and "--kernel" in r.output
+
+
+def test_eval_kernelbench_prompt_writes_kernelbench_results(tiny_dir, tmp_path):
+    out = tmp_path / "kb"
+    r = CliRunner().invoke(app, ["eval", "--model", str(tiny_dir), "--backend", "hf", "--tasks", "builtin:eval",
+                                 "--limit", "2", "--samples", "1", "--turns", "1", "--out", str(out),
+                                 "--max-new-tokens", "8", "--device", "cpu", "--prompt", "kernelbench"])
+    assert r.exit_code == 0, r.output
+    results = json.loads((out / "eval_results.json").read_text())
+    assert sorted(results) == ["1", "2"]  # built-in tasks: numbered by position
+    assert all(set(e) >= {"sample_id", "compiled", "correctness", "runtime", "runtime_stats", "metadata"}
+               for rows in results.values() for e in rows)
+    summary = json.loads((out / "summary.json").read_text())
+    kb = summary["kernelbench"]
+    assert kb["problems"] == 2 and kb["fast_1"] is None  # CPU: untimed
+    assert summary["prompt_mode"] == "kernelbench" and summary["sampling"]["max_new_tokens"] == 8
+    env = summary["environment"]
+    assert env["torch"] and "transformers" in env and "git_commit" in env and env["gpu_count"] == 0
+    assert "kernelbench (sample 0, turn 1)" in r.output
+    bad = CliRunner().invoke(app, ["eval", "--model", str(tiny_dir), "--tasks", "builtin:eval", "--out", str(out),
+                                   "--prompt", "kernelbench", "--kernelbench-root", str(tmp_path / "none")])
+    assert bad.exit_code == 2 and "prompts.toml" in bad.output

@@ -28,6 +28,11 @@ def register(app: typer.Typer) -> None:
               tasks_per_batch: int = typer.Option(8, min=1, help="tasks generated together"),
               cache: str = typer.Option("static", help="hf backend decode path: static, graph or dynamic"),
               limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)"),
+              prompt: str = typer.Option("leap", help="prompt mode: leap, or kernelbench (KernelBench's one-shot "
+                                         "prompt for --kernel)"),
+              kernelbench_root: str = typer.Option("", help="kernelbench prompt mode: a KernelBench checkout whose "
+                                                   "prompt templates are used (else LEAP's wording, same "
+                                                   "structure)"),
               checkpoint: str = typer.Option("", help="hf backend: a `leap sft` / `leap train` checkpoint (dir "
                                              "or root) whose trained weights are applied to MODEL")) -> None:
         """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
@@ -42,6 +47,17 @@ def register(app: typer.Typer) -> None:
 
         if kernel not in BACKENDS:
             fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")
+        prompt_fn = None
+        if prompt == "kernelbench":
+            from leap.rollout.kb_prompt import kernelbench_prompt_fn
+            from leap.rollout.prompts import PromptError
+
+            try:
+                prompt_fn = kernelbench_prompt_fn(kernel, kernelbench_root or None)
+            except PromptError as exc:
+                fail(f"--kernelbench-root: {exc}")
+        elif prompt != "leap":
+            fail(f"--prompt: unknown prompt mode {prompt!r} (expected leap or kernelbench)")
         try:
             task_list = list(iter_task_source(tasks))
         except (TaskError, KeyError, ValueError) as exc:
@@ -71,8 +87,12 @@ def register(app: typer.Typer) -> None:
         except PolicyError as exc:
             fail(str(exc))
         params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed)
-        cfg = EvalConfig(samples=samples, turns=turns, tasks_per_batch=tasks_per_batch,
-                         episode=EpisodeConfig(max_turns=turns, backend=kernel, params=params))
+        sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p, "seed": seed,
+                    "samples": samples, "turns": turns, "kernel": kernel, "prompt": prompt,
+                    "kernelbench_root": kernelbench_root or None, "limit": limit}
+        cfg = EvalConfig(samples=samples, turns=turns, tasks_per_batch=tasks_per_batch, sampling=sampling,
+                         prompt_mode=prompt, episode=EpisodeConfig(max_turns=turns, backend=kernel, params=params,
+                                                                   prompt_fn=prompt_fn))
         total = len(task_list) * samples
         with Sandbox(device=device) as sb, Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(),
                                                     TimeElapsedColumn(), transient=False) as bar:
@@ -84,3 +104,7 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc))
         acc = ", ".join(f"{a:.3f}" for a in summary["acc_at_turn"])
         typer.echo(f"acc_at_turn [{acc}]  sandbox_evals {summary['sandbox_evals']}  -> {out / 'summary.json'}")
+        kb = summary.get("kernelbench", {})
+        fast = "  ".join(f"{k} {v:.3f}" for k, v in kb.items() if k.startswith("fast_") and v is not None)
+        typer.echo(f"kernelbench (sample 0, turn 1): correct {kb.get('correct', 0)}/{kb.get('problems', 0)}  "
+                   f"compiled {kb.get('compiled', 0)}  {fast}  -> {out / 'eval_results.json'}")

@@ -1,8 +1,15 @@
 """``leap eval``: run a policy through multi-turn episodes on a task set and record every turn.
 
 Output folder: ``results.jsonl`` (one line per task/sample/turn; the last turn of a sample carries
-``"final": true``), ``summary.json`` and ``report.md`` with plots. A rerun with the same folder skips
-(task, sample) pairs that are already final, so an interrupted evaluation resumes.
+``"final": true``), ``eval_results.json`` (KernelBench's layout, `leap.evaluation.kernelbench`),
+``summary.json`` (LEAP's measures, KernelBench's scores under ``"kernelbench"``, the environment and the
+sampling settings) and ``report.md`` with plots. A rerun with the same folder skips (task, sample) pairs
+that are already final, so an interrupted evaluation resumes.
+
+The judge shares the process with the policy: its cached GPU memory is handed back to the driver after
+every verification batch (before the next generation), and a batch whose verification raises is
+verified one candidate at a time, a candidate that still raises getting ``sandbox_error`` (the judge
+failed, not the candidate) while the evaluation goes on.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ class EvalConfig:
     tasks_per_batch: int = 8
     episode: EpisodeConfig | None = None
     keep_text: bool = True
+    sampling: dict | None = None  # recorded in summary.json
+    prompt_mode: str = "leap"
 
 
 def read_results(path: Path) -> tuple[list[dict], set[tuple[str, int]]]:
@@ -67,9 +76,47 @@ def results_by_task(rows: Sequence[dict], task_order: Sequence[str] | None = Non
     return {n: [[t[k] for k in sorted(t)] for _, t in sorted(acc[n].items())] for n in names}
 
 
+def release_gpu_cache() -> None:
+    """Hand the process's cached, unallocated CUDA memory back to the driver (no-op without CUDA)."""
+    import gc
+
+    import torch
+
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        gc.collect()
+        torch.cuda.empty_cache()
+
+
+def _judge_error(exc: BaseException) -> Verdict:
+    return Verdict(status="sandbox_error", feedback="The sandbox could not evaluate this solution (a judge-side "
+                   "failure, not the candidate's).", detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+
+
+def guarded_verifier(verifier: Verifier) -> Verifier:
+    """``verifier`` that releases the judge's cached GPU memory after each batch and never raises: a batch
+    that raises is retried one pair at a time; a pair that raises gets a ``sandbox_error`` verdict."""
+    def verify(pairs: list[tuple[Task, str]]) -> list[Verdict]:
+        try:
+            return verifier(pairs)
+        except Exception:  # noqa: BLE001 - judge failure (e.g. CUDA OOM on a huge problem): retry singly
+            release_gpu_cache()
+            out = []
+            for pair in pairs:
+                try:
+                    out += verifier([pair])
+                except Exception as exc:  # noqa: BLE001
+                    out.append(_judge_error(exc))
+                release_gpu_cache()
+            return out
+        finally:
+            release_gpu_cache()
+    return verify
+
+
 def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Path, config: EvalConfig,
              progress: Callable[[int], None] | None = None) -> dict:
     """Evaluate, appending to ``out/results.jsonl``; returns the summary (also written with the report)."""
+    from leap.evaluation.environment import environment
     from leap.evaluation.metrics import summarize
     from leap.evaluation.report import write_report
 
@@ -85,6 +132,8 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
     ep = config.episode or EpisodeConfig()
     ep.max_turns = config.turns
     stats = EpisodeStats()
+    verifier = guarded_verifier(verifier)
+    release_gpu_cache()
     todo = [(t, [s for s in range(config.samples) if (t.name, s) not in done]) for t in tasks]
     todo = [(t, s) for t, s in todo if s]
     for i in range(0, len(todo), config.tasks_per_batch):
@@ -99,6 +148,24 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
     summary = summarize(results, config.turns)
     summary.update(model=getattr(policy, "name", ""), kernel_backend=ep.backend, samples_per_task=config.samples,
                    groups_expanded_this_run=stats.groups_expanded)
+    summary.update(kernelbench_results(out, results, [t.name for t in tasks]))
+    summary.update(prompt_mode=config.prompt_mode, sampling=config.sampling or {}, environment=environment())
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     write_report(out, summary, results)
     return summary
+
+
+def kernelbench_results(out: Path, results: dict[str, list[list[Verdict]]], names: list[str]) -> dict:
+    """Write ``eval_results.json`` (turn 1; plus ``eval_results_last_turn.json`` for multi-turn runs) and
+    return KernelBench's scores of them for summary.json."""
+    from leap.evaluation.kernelbench import eval_results, kb_scores, problem_id
+
+    ids = [problem_id(n, i) for i, n in enumerate(names)]
+    first = eval_results(results, names, turn=1)
+    atomic_write_text(out / "eval_results.json", json.dumps(first, indent=2) + "\n")
+    scores = {"kernelbench": kb_scores(first, ids)}
+    if any(len(s) > 1 for samples in results.values() for s in samples):
+        last = eval_results(results, names, turn=-1)
+        atomic_write_text(out / "eval_results_last_turn.json", json.dumps(last, indent=2) + "\n")
+        scores["kernelbench_last_turn"] = kb_scores(last, ids)
+    return scores

@@ -1,0 +1,107 @@
+"""KernelBench's results format and scores, from LEAP's verdicts (pure functions).
+
+``eval_results(...)`` gives KernelBench's ``eval_results.json`` layout: ``{problem_id: [entry, ...]}``
+with one entry per sample, ``{"sample_id", "compiled", "correctness", "metadata", "runtime",
+"runtime_stats"}``. KernelBench evaluates one answer per sample, so the entry is the verdict of one
+turn (turn 1 by default, which is what KernelBench's single-shot protocol measures). ``runtime`` is the
+candidate's median in milliseconds (-1.0 where nothing was timed, as KernelBench writes it);
+``metadata`` carries LEAP's status, the reference's runtime and the feedback line.
+
+``kb_scores(...)`` scores such a file the way KernelBench's analysis script does: only sample 0 of each
+problem counts; every problem of the set is in the denominator (a problem without an entry counts as
+not compiled, not correct); fast_p = share of problems that are correct with speedup
+(reference runtime / candidate runtime) > p, for p in (0, 1, 1.5, 2); plus the geometric-mean speedup
+over correct samples (0 when none). fast_p is ``None`` when nothing was timed (a CPU run).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+from leap.sandbox.verdict import Verdict
+
+P_VALUES: tuple[float, ...] = (0.0, 1.0, 1.5, 2.0)
+_KB_TASK = re.compile(r"^kb_l(\d+)_(\d+)_")
+_NUMBERED = re.compile(r"^(\d+)_")
+
+
+def problem_id(name: str, position: int) -> int:
+    """KernelBench's problem id of a task: the number in ``kb_l1_19_ReLU`` / ``19_ReLU``, else its
+    1-based position in the task list."""
+    m = _KB_TASK.match(name) or _NUMBERED.match(name)
+    if m:
+        return int(m.group(m.lastindex or 1))
+    return position + 1
+
+
+def entry(sample: int, v: Verdict, turn: int) -> dict:
+    """One eval_results.json entry for sample ``sample`` from verdict ``v`` (of turn ``turn``)."""
+    timed = v.correct and v.runtime_us is not None
+    ms = v.runtime_us / 1000.0 if timed else -1.0
+    stats = {"mean": ms, "median": ms, "unit": "ms", "device": v.device} if timed else {}
+    meta: dict = {"leap_status": v.status, "turn": turn, "device": v.device}
+    if v.backend:
+        meta["backend"] = v.backend
+    if v.ref_runtime_us is not None:
+        meta["reference_runtime_ms"] = v.ref_runtime_us / 1000.0
+    if v.ref_compile_runtime_us is not None:
+        meta["reference_compile_runtime_ms"] = v.ref_compile_runtime_us / 1000.0
+    if v.speedup_eager is not None:
+        meta["speedup_eager"] = v.speedup_eager
+    if v.speedup_compile is not None:
+        meta["speedup_compile"] = v.speedup_compile
+    if not v.correct and v.feedback:
+        meta["error"] = v.feedback.splitlines()[0][:300]
+    return {"sample_id": sample, "compiled": bool(v.compiled or v.correct), "correctness": bool(v.correct),
+            "metadata": meta, "runtime": ms, "runtime_stats": stats}
+
+
+def eval_results(results: Mapping[str, Sequence[Sequence[Verdict]]], task_order: Sequence[str],
+                 turn: int = 1) -> dict[str, list[dict]]:
+    """KernelBench's eval_results.json content, keyed by problem id (as a string, ascending); ``turn`` is
+    1-based, ``-1`` takes each sample's last turn."""
+    out: dict[int, list[dict]] = {}
+    for pos, name in enumerate(task_order):
+        samples = results.get(name)
+        if not samples:
+            continue
+        rows = out.setdefault(problem_id(name, pos), [])
+        for sid, turns in enumerate(samples):
+            if not turns:
+                continue
+            k = len(turns) if turn == -1 else min(turn, len(turns))
+            rows.append(entry(sid, turns[k - 1], k))
+    return {str(pid): out[pid] for pid in sorted(out)}
+
+
+def _speedup(e: Mapping) -> float | None:
+    ref = (e.get("metadata") or {}).get("reference_runtime_ms")
+    run = e.get("runtime", -1.0)
+    if ref is None or run is None or run <= 0:
+        return None
+    return float(ref) / float(run)
+
+
+def kb_scores(results_json: Mapping[str, Sequence[Mapping]], problem_ids: Sequence[int]) -> dict:
+    """KernelBench's summary of an eval_results.json (see the module docstring) over ``problem_ids``."""
+    n = len(problem_ids)
+    sample0 = {}
+    for pid in problem_ids:
+        rows = [e for e in results_json.get(str(pid), []) if int(e.get("sample_id", -1)) == 0]
+        sample0[pid] = rows[0] if rows else {"compiled": False, "correctness": False, "runtime": -1.0,
+                                             "metadata": {}}
+    correct = [e for e in sample0.values() if e.get("correctness")]
+    speedups = [s for e in correct if (s := _speedup(e)) is not None]
+    timed = bool(speedups) or any((e.get("metadata") or {}).get("device") == "cuda" for e in sample0.values())
+    fast = {f"fast_{p:g}": (sum(1 for s in speedups if s > p) / n if n else 0.0) if timed else None
+            for p in P_VALUES}
+    if timed and speedups and len(speedups) == len(correct):
+        geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+    else:
+        geo = 0.0 if timed and not correct else None
+    return {"problems": n, "compiled": sum(1 for e in sample0.values() if e.get("compiled")),
+            "correct": len(correct), "compiled_rate": (sum(1 for e in sample0.values() if e.get("compiled")) / n
+                                                      if n else 0.0),
+            "correct_rate": len(correct) / n if n else 0.0, **fast, "geomean_speedup_correct": geo}
