@@ -271,3 +271,17 @@ def test_default_deny_accepts_realistic_legitimate_code(path):
     autograd Functions: all of known kind, so default deny must not reject them."""
     g = check_source(path.read_text(), None, [])
     assert g.ok, g.detail
+
+
+@pytest.mark.parametrize("extra, init, fwd", [
+    ("\nclass H:\n    def __getitem__(self, t):\n        return t.relu()\n", "self.h = H()", "return self.h[x]"),
+    ("", "", "class I:\n    def __getitem__(s, t):\n        return t.relu()\nreturn I()[x]"),
+    ("\ndef deco(f):\n    return lambda self, t: t.clamp(min=0)\n", "", "return out"),
+], ids=["implicit_dunder", "class_in_forward", "decorator_lambda"])
+def test_code_reached_implicitly_is_analysed(extra, init, fwd):
+    src = triton_src(LAUNCH + fwd, extra=extra, init=init or "pass")
+    assert_rejected(src, "torch_compute")
+    nested = triton_src(LAUNCH + "return out").replace(
+        "class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    class Inner:\n        def go(self, t):\n"
+                                        "            return t.clamp(min=0)\n\n")
+    assert_rejected(nested, "torch_compute")  # a class nested in a class

@@ -2,8 +2,10 @@
 
 Short and actionable: the first compiler error lines (private paths removed, bounded length), the
 first mismatches with the max abs/rel error, speedups against eager PyTorch and torch.compile.
-Rejections are described in generic words only: the text never names the check that fired, so a
-policy cannot learn to dodge one specific detector.
+Run-time rejections are described in generic words only: the text never names the detector that
+fired, so a policy cannot learn to dodge one specific detector. Static-gate rejections name the rule and
+quote the offending line (`gate_feedback`): those rules are fixed and public, and knowing them is
+what lets a policy write admissible code.
 """
 
 from __future__ import annotations

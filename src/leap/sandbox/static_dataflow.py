@@ -85,7 +85,8 @@ class DataPath:
 
     def included(self) -> list[tuple[str | None, str]]:
         method_names = {k[1] for k in self.funcs if k[0] is not None}
-        roots = {k for k in self.funcs if k[0] is not None and k[1] in _ENTRY_METHODS}
+        # entry points, and dunder methods Python calls implicitly (h[x], iter(h), with h: ...)
+        roots = {k for k in self.funcs if k[0] is not None and (k[1] in _ENTRY_METHODS or _implicit(k[1]))}
         # functions referenced as values anywhere (stored, passed, aliased) may run later
         for node in ast.walk(self.ix.tree):
             if isinstance(node, ast.Call):
@@ -179,6 +180,33 @@ class DataPath:
             self.self_seen, self.self_next = self.self_next, {}
             for key in keys:
                 self._analyze(key)
+        self._unreached(keys)
+
+    def _unreached(self, keys) -> None:
+        """Every other function or lambda of the candidate (in a nested class, a decorator, ...) is
+        checked as a callable that may get tensors: code the passes above did not reach must not hide
+        compute. Skipped: the reference Model, the input generators and the Triton kernels (with their
+        decorators)."""
+        done = {id(self.funcs[k].node) for k in keys} | {id(f.node) for k, f in self.funcs.items()
+                                                          if k[0] is not None and not self._excluded(k)}
+        done |= {int(i) for i in self.callables}
+        skip: set[int] = set()
+        for node in self.ix.tree.body:
+            if isinstance(node, ast.ClassDef) and node.name in self.model_like:
+                skip.update(id(n) for n in ast.walk(node))
+            if isinstance(node, ast.FunctionDef) and (node.name in _EXCLUDED_FUNCS or node.name in self.ix.jit):
+                skip.update(id(n) for n in ast.walk(node))
+            if isinstance(node, ast.ClassDef):
+                for stmt in node.body:
+                    if isinstance(stmt, ast.FunctionDef) and (node.name, stmt.name) in self.ix.jit_methods:
+                        skip.update(id(n) for n in ast.walk(stmt))
+        self.silent, self.flagging, self.offpath_final = True, True, True
+        for node in ast.walk(self.ix.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in done | skip:
+                if not any(id(n) in done for n in ast.walk(node) if n is not node):
+                    self.callable_kind(node, {})
+                done.add(id(node))
+        self.silent = False
 
     def _analyze(self, key: tuple[str | None, str], init_args: bool = False) -> None:
         f = self.funcs[key]
@@ -296,7 +324,10 @@ class DataPath:
             ret = _merge_ret(ret, self._body(s.body, env))
         elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
             env[s.name] = self.callable_kind(s, env)
-        elif isinstance(s, ast.ClassDef):
+        elif isinstance(s, ast.ClassDef):  # a class made inside a function: its methods are callables
+            for m in s.body:
+                if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.callable_kind(m, env)
             env[s.name] = UNKNOWN
         elif isinstance(s, ast.Delete):
             for t in s.targets:
@@ -526,6 +557,10 @@ class DataPath:
         if kv.tag in (Tag.SCALAR, Tag.OPAQUE):
             return kv
         return UNKNOWN
+
+
+def _implicit(name: str) -> bool:
+    return name != "__init__" and name.startswith("__") and name.endswith("__")
 
 
 def _grid_lambdas(tree: ast.Module) -> tuple[set[int], set[str]]:
