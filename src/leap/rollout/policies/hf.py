@@ -6,6 +6,10 @@ Accepts a model folder or a ``(model, tokenizer)`` pair (the trainer passes its 
 decode step, sampling on the device; stop strings are applied to the text afterwards);
 ``cache="dynamic"`` is plain ``generate``. Completions are cut after the first
 EOS token (kept in ``completion_ids``) and at stop strings (not kept in ``text``).
+
+A prompt longer than the model's context is a `PolicyError`; ``max_new_tokens`` is capped at what the
+context leaves. A generation that fails (e.g. out of memory) resets the static-cache length transformers
+remembers between calls and the graph decoder, so one bad request cannot break every later one.
 """
 
 from __future__ import annotations
@@ -64,6 +68,26 @@ class HFPolicy:
     def device(self):
         return next(self.model.parameters()).device
 
+    @property
+    def context_length(self) -> int | None:
+        """Positions the model can attend to (``max_position_embeddings``), or None when unknown."""
+        n = getattr(getattr(self.model, "config", None), "max_position_embeddings", None)
+        return int(n) if isinstance(n, int) and n > 0 else None
+
+    def prompt_tokens(self, messages: Messages) -> int:
+        return len(self.tokenizer(self.prompt_text(messages), add_special_tokens=False)["input_ids"])
+
+    def reset_state(self) -> None:
+        """Forget generation state kept between calls (static-cache length, compiled decoder)."""
+        for attr in ("_previous_max_cache_length", "_cache"):
+            if attr in self.model.__dict__:
+                delattr(self.model, attr)
+        self._decoder = None
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
     def prompt_text(self, messages: Messages) -> str:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
@@ -93,6 +117,13 @@ class HFPolicy:
         return kw
 
     def _batch(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
+        try:
+            return self._batch_unguarded(prompts, params)
+        except BaseException:
+            self.reset_state()
+            raise
+
+    def _batch_unguarded(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
         import torch
 
         tok = self.tokenizer
@@ -102,13 +133,18 @@ class HFPolicy:
             torch.manual_seed(params.seed)
         kw = self._gen_kwargs(params)
         width = enc["input_ids"].shape[1]
+        ctx = self.context_length
+        if ctx is not None:
+            if width >= ctx:
+                raise PolicyError(f"prompt is {width} tokens; the model's context is {ctx}")
+            kw["max_new_tokens"] = min(params.max_new_tokens, ctx - width)
         lps = None
         if self.cache == "graph":
             from leap.rollout.policies.fastgen import StaticDecoder
 
             if getattr(self, "_decoder", None) is None:
                 self._decoder = StaticDecoder(self.model)
-            d = self._decoder.generate(enc["input_ids"], enc["attention_mask"], params.max_new_tokens,
+            d = self._decoder.generate(enc["input_ids"], enc["attention_mask"], kw["max_new_tokens"],
                                        temperature=params.temperature, top_k=params.top_k, top_p=params.top_p,
                                        eos_ids=kw["eos_token_id"], pad_id=tok.pad_token_id)
             seqs = d.tokens.tolist()
