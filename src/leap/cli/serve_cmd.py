@@ -15,21 +15,24 @@ def register(app: typer.Typer) -> None:
               name: str = typer.Option("", help="model name to advertise (default: the folder name)"),
               device: str = typer.Option("auto", help="cpu, cuda, cuda:N or auto"),
               max_batch: int = typer.Option(64, help="most requests generated together"),
+              max_queue: int = typer.Option(256, help="generations queued or running before 429"),
+              max_body: int = typer.Option(1 << 20, help="largest request body in bytes (413 above)"),
+              timeout: float = typer.Option(300.0, help="seconds a request may wait + generate (504 after)"),
               cache: str = typer.Option("static", help="static (fast path) or dynamic KV cache")) -> None:
-        """Serve MODEL at http://HOST:PORT/v1 (/v1/models, /v1/chat/completions)."""
+        """Serve MODEL at http://HOST:PORT/v1 (/v1/models, /v1/chat/completions; /health)."""
         from pathlib import Path
 
         from leap.rollout.policies.base import PolicyError
         from leap.rollout.policies.hf import HFPolicy
-        from leap.rollout.server import make_server
+        from leap.rollout.server import ServeLimits, make_server
 
+        label = name or Path(model).name
         try:
             policy = HFPolicy(model, device=device, batch_size=max_batch, cache=cache)
-            server = make_server(policy, host, port, model_name=name or Path(model).name, max_batch=max_batch)
+            limits = ServeLimits(max_batch=max_batch, max_queue=max_queue, max_body_bytes=max_body,
+                                 request_timeout_s=timeout)
+            server = make_server(policy, host, port, model_name=label, limits=limits)
         except (PolicyError, OSError) as exc:
             fail(str(exc))
-        typer.echo(f"serving {name or Path(model).name} at http://{host}:{server.server_port}/v1", err=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            server.server_close()
+        typer.echo(f"serving {label} at http://{host}:{server.server_port}/v1", err=True)
+        server.serve_forever()
