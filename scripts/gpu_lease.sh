@@ -24,6 +24,7 @@ env_here() {
   cd "$W/repo" || exit 1
   export PYTHONPATH=$W/repo/src:/tmp/site PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
     TOKENIZERS_PARALLELISM=false NCCL_NVLS_ENABLE=0 PATH=$W/bin:$PATH
+  mkdir -p "$W/bin" && printf '#!/bin/sh\nexec python3 -m leap.cli.main "$@"\n' > "$W/bin/leap" && chmod +x "$W/bin/leap"
 }
 
 wait_for() { local t=0; while [ ! -e "$1" ] && [ "$t" -lt "$2" ]; do sleep 5; t=$((t + 5)); done; [ -e "$1" ]; }
