@@ -18,7 +18,8 @@ import ast
 
 from leap.sandbox import static_gate_tables as T
 from leap.sandbox import static_kinds as K
-from leap.sandbox.static_dataflow_calls import call_kind, method_store
+from leap.sandbox.static_dataflow_calls import method_store
+from leap.sandbox.static_dataflow_exprs import ExprKinds, annot_kind, binop_kind, is_range, merge_ret
 from leap.sandbox.static_gate_tables import torch_category
 from leap.sandbox.static_index import ModuleIndex
 from leap.sandbox.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
@@ -27,7 +28,6 @@ __all__ = ["DataPath", "ModuleIndex"]
 _ENTRY_METHODS = ("forward", "__call__", "backward")
 _EXCLUDED_FUNCS = ("get_inputs", "get_init_inputs", "get_small_inputs")
 _PASSES = 4  # silent passes let kinds settle; the last one flags
-_CONSTANTS = {"math": {"pi", "e", "tau", "inf", "nan"}, "cmath": {"pi", "e", "tau", "inf", "nan"}}
 
 
 class _Func:
@@ -40,12 +40,11 @@ class _Func:
         self.base: dict[str, Kind] = {}   # kinds known before any call site (annotations, defaults)
         self.seen: dict[str, Kind] = {}   # kinds passed at call sites during the previous pass
         self.seen_next: dict[str, Kind] = {}
-        self.params: dict[str, Kind] = {}
         self.ret = UNSET
         self.launches: set[str] = set()
 
 
-class DataPath:
+class DataPath(ExprKinds):
     """Finds the data-path functions, infers value kinds there, collects violations and launches."""
 
     def __init__(self, index: ModuleIndex, allowed_ops=()):
@@ -162,13 +161,13 @@ class DataPath:
             for i, a in enumerate(f.node.args.posonlyargs + f.node.args.args):
                 if i < f.offset + first and (f.offset or key[0] in self.autograd):
                     continue
-                f.base[a.arg] = _annot_kind(a.annotation) or (TENSOR if entry else UNSET)
+                f.base[a.arg] = annot_kind(a.annotation) or (TENSOR if entry else UNSET)
             positional = f.node.args.posonlyargs + f.node.args.args
             for a, d in zip(positional[len(positional) - len(f.node.args.defaults):], f.node.args.defaults,
                             strict=True):
                 f.base[a.arg] = merge(f.base.get(a.arg, UNSET), self._value_kind(d, {}))
             for a, d in zip(f.node.args.kwonlyargs, f.node.args.kw_defaults, strict=True):
-                f.base[a.arg] = _annot_kind(a.annotation) or (self._value_kind(d, {}) if d is not None else UNKNOWN)
+                f.base[a.arg] = annot_kind(a.annotation) or (self._value_kind(d, {}) if d is not None else UNKNOWN)
             for va in (f.node.args.vararg, f.node.args.kwarg):
                 if va is not None:
                     f.base[va.arg] = K.TENSORS if entry else UNKNOWN
@@ -212,7 +211,7 @@ class DataPath:
         f = self.funcs[key]
         self.cur_cls = key[0]
         if init_args:  # __init__ off the path: its arguments are the task's init inputs (never forward's)
-            env = {n: _annot_kind(a.annotation) or SCALAR
+            env = {n: annot_kind(a.annotation) or SCALAR
                    for n, a in zip(f.names[f.offset:], (f.node.args.posonlyargs + f.node.args.args)[f.offset:],
                                    strict=True)}
         elif self.silent:
@@ -302,26 +301,26 @@ class DataPath:
                 self.compute(s, name, f"in-place tensor operator ({name}_)")
             elif kt.maybe_tensor or kv.maybe_tensor:
                 self.unknown(s, f"in-place operator ({name}_)")
-            self._bind(s.target, _binop_kind(kt, kv), env, s)
+            self._bind(s.target, binop_kind(kt, kv), env, s)
         elif isinstance(s, ast.Return):
             ret = self._kind(s.value, env, s) if s.value is not None else K.NONE
         elif isinstance(s, ast.Expr):
             self._kind(s.value, env, s)
         elif isinstance(s, ast.For | ast.AsyncFor):
             ki = self._kind(s.iter, env, s)
-            self._bind(s.target, SCALAR if _is_range(s.iter) else K.element(ki), env, s)
-            ret = _merge_ret(ret, self._body(s.body, env))
-            ret = _merge_ret(ret, self._body(s.orelse, env))
+            self._bind(s.target, SCALAR if is_range(s.iter) else K.element(ki), env, s)
+            ret = merge_ret(ret, self._body(s.body, env))
+            ret = merge_ret(ret, self._body(s.orelse, env))
         elif isinstance(s, ast.While | ast.If):
             self._kind(s.test, env, s)
-            ret = _merge_ret(ret, self._body(s.body, env))
-            ret = _merge_ret(ret, self._body(s.orelse, env))
+            ret = merge_ret(ret, self._body(s.body, env))
+            ret = merge_ret(ret, self._body(s.orelse, env))
         elif isinstance(s, ast.With | ast.AsyncWith):
             for item in s.items:
                 k = self._kind(item.context_expr, env, s)
                 if item.optional_vars is not None:
                     self._bind(item.optional_vars, k, env, s)
-            ret = _merge_ret(ret, self._body(s.body, env))
+            ret = merge_ret(ret, self._body(s.body, env))
         elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
             env[s.name] = self.callable_kind(s, env)
         elif isinstance(s, ast.ClassDef):  # a class made inside a function: its methods are callables
@@ -352,7 +351,7 @@ class DataPath:
         """Analyse a lambda or nested function where it is defined: its parameters may be tensors, it sees
         the enclosing names. Off the path its launches are kept for when the path calls it."""
         args = node.args
-        inner = {a.arg: _annot_kind(a.annotation) or params
+        inner = {a.arg: annot_kind(a.annotation) or params
                  for a in args.posonlyargs + args.args + args.kwonlyargs}
         for va in (args.vararg, args.kwarg):
             if va is not None:
@@ -402,162 +401,6 @@ class DataPath:
             elif kind.maybe_tensor or kind.tag is Tag.CALLABLE:
                 self.unknown(target, f"storing a value as attribute .{target.attr} of another object")
 
-    # --- expressions ------------------------------------------------------------------------------
-    def _kind(self, e: ast.AST | None, env: dict[str, Kind], stmt: ast.AST | None) -> Kind:
-        if e is None:
-            return UNKNOWN
-        if isinstance(e, ast.Constant):
-            return K.NONE if e.value is None else SCALAR
-        if isinstance(e, ast.Name):
-            return self._name(e, env)
-        if isinstance(e, ast.Attribute):
-            return self._attr(e, env, stmt)
-        if isinstance(e, ast.Subscript):
-            return self._subscript(e, env, stmt)
-        if isinstance(e, ast.Slice):
-            ks = [self._kind(p, env, stmt) for p in (e.lower, e.upper, e.step) if p is not None]
-            return TENSOR if any(k.maybe_tensor for k in ks) else SCALAR
-        if isinstance(e, ast.Tuple | ast.List | ast.Set):
-            return _items([self._kind(x, env, stmt) for x in e.elts])
-        if isinstance(e, ast.Dict):
-            for x in e.keys:
-                self._kind(x, env, stmt)
-            return _items([self._kind(x, env, stmt) for x in e.values])
-        if isinstance(e, ast.BinOp):
-            kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
-            name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
-            if TENSOR in (kl, kr):
-                self.compute(e, name, f"tensor operator ({name})")
-            elif kl.maybe_tensor or kr.maybe_tensor:
-                self.unknown(e, f"operator ({name})")
-            return _binop_kind(kl, kr)
-        if isinstance(e, ast.UnaryOp):
-            k = self._kind(e.operand, env, stmt)
-            if isinstance(e.op, ast.Not):
-                return SCALAR
-            if k == TENSOR:
-                self.compute(e, type(e.op).__name__.lower(), "unary tensor operator")
-            elif k.maybe_tensor:
-                self.unknown(e, "unary operator")
-            return k
-        if isinstance(e, ast.BoolOp):
-            out = UNSET
-            for x in e.values:
-                out = merge(out, self._kind(x, env, stmt))
-            return out
-        if isinstance(e, ast.Compare):
-            ks = [self._kind(x, env, stmt) for x in [e.left, *e.comparators]]
-            numeric = any(not isinstance(op, ast.Is | ast.IsNot | ast.In | ast.NotIn) for op in e.ops)
-            if numeric and TENSOR in ks:
-                self.compute(e, "compare", "tensor comparison")
-                return TENSOR
-            if numeric and any(k.maybe_tensor for k in ks):
-                self.unknown(e, "comparison")
-            return SCALAR
-        if isinstance(e, ast.IfExp):
-            self._kind(e.test, env, stmt)
-            return merge(self._kind(e.body, env, stmt), self._kind(e.orelse, env, stmt))
-        if isinstance(e, ast.Call):
-            return call_kind(self, e, env, stmt)
-        if isinstance(e, ast.Lambda):
-            return self.callable_kind(e, env, SCALAR if id(e) in self.grid_lambdas else UNKNOWN)
-        if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            inner = dict(env)
-            for g in e.generators:
-                ki = self._kind(g.iter, inner, stmt)
-                self._bind(g.target, SCALAR if _is_range(g.iter) else K.element(ki), inner, stmt)
-                for c in g.ifs:
-                    self._kind(c, inner, stmt)
-            part = e.value if isinstance(e, ast.DictComp) else e.elt
-            if isinstance(e, ast.DictComp):
-                self._kind(e.key, inner, stmt)
-            return _items([self._kind(part, inner, stmt)])
-        if isinstance(e, ast.NamedExpr):
-            k = self._kind(e.value, env, stmt)
-            self._bind(e.target, k, env, stmt)
-            return k
-        if isinstance(e, ast.Starred):
-            return self._kind(e.value, env, stmt)
-        if isinstance(e, ast.JoinedStr | ast.FormattedValue):
-            for child in ast.iter_child_nodes(e):
-                self._kind(child, env, stmt)
-            return SCALAR
-        for child in ast.iter_child_nodes(e):
-            if isinstance(child, ast.expr):
-                self._kind(child, env, stmt)
-        return UNKNOWN
-
-    def _name(self, e: ast.Name, env: dict[str, Kind]) -> Kind:
-        if e.id in env:
-            return env[e.id]
-        q = self.ix.qualname(e)
-        if q is not None:
-            return self.ref(e, q)
-        if e.id in self.ix.jit:
-            return K.JIT
-        if e.id in self.ix.classes:
-            return Kind(Tag.CLASS, e.id)
-        if e.id in self.ix.functions:
-            return Kind(Tag.USERFN, e.id)
-        if e.id in ("True", "False", "None"):
-            return SCALAR
-        return self.module_kinds.get(e.id, UNKNOWN)
-
-    def _subscript(self, e: ast.Subscript, env: dict[str, Kind], stmt) -> Kind:
-        kv = self._kind(e.value, env, stmt)
-        ks = self._kind(e.slice, env, stmt)
-        if kv.tag is Tag.JIT:
-            return K.LAUNCHER
-        if kv == TENSOR:
-            if ks == TENSOR:
-                self.compute(e, "index", "indexing a tensor with a tensor (gather)")
-            elif ks.tag in (Tag.UNKNOWN, Tag.UNSET, Tag.TENSORS):
-                self.unknown(e, "indexing a tensor")
-            return TENSOR
-        if kv.tag in (Tag.UNKNOWN, Tag.UNSET) and ks == TENSOR:
-            self.unknown(e, "indexing with a tensor")
-        return K.element(kv)
-
-    def ref(self, node: ast.AST, q: str) -> Kind:
-        """Kind of a reference to an imported name used as a value (not called)."""
-        root, last = q.split(".")[0], q.rsplit(".", 1)[-1]
-        if q.startswith("torch."):
-            cat = torch_category(q)
-            if cat == "compute":
-                self.compute(node, last, f"reference to {q}")
-            if cat == "dtype":
-                return SCALAR
-        if last in _CONSTANTS.get(root, ()) or (root in ("triton", "numpy", "cupy") and last in T.ARRAY_LIB_SAFE
-                                                and last[:1].isdigit() is False and last.islower()
-                                                and any(c.isdigit() for c in last)):
-            return SCALAR
-        if q.startswith("triton.language.") and last in T.TORCH_DTYPES | {"constexpr"}:
-            return SCALAR
-        return K.ref(q)
-
-    def _attr(self, e: ast.Attribute, env: dict[str, Kind], stmt) -> Kind:
-        if isinstance(e.value, ast.Name) and e.value.id == "self" and "self" not in env:
-            return self.self_kind(self.cur_cls, e.attr)
-        q = self.ix.qualname(e)
-        if q is not None:
-            return self.ref(e, q)
-        kv = self._kind(e.value, env, stmt)
-        if kv.maybe_tensor:
-            if e.attr in T.TENSOR_SCALAR_ATTRS:
-                return SCALAR
-            return TENSOR if kv == TENSOR and e.attr in T.TENSOR_VIEW_ATTRS else UNKNOWN
-        if kv.tag is Tag.TORCHMOD or kv.tag is Tag.TORCHMODS:
-            return TENSOR if _weight_like(e.attr) else (kv if e.attr in ("out_proj",) else SCALAR)
-        if kv.tag is Tag.USERMOD:
-            return self.self_kind(kv.arg, e.attr)
-        if kv.tag is Tag.CLASS and (kv.arg, e.attr) in self.ix.jit_methods:
-            return K.JIT
-        if kv.tag is Tag.REF:
-            return self.ref(e, f"{kv.arg}.{e.attr}")
-        if kv.tag in (Tag.SCALAR, Tag.OPAQUE):
-            return kv
-        return UNKNOWN
-
 
 def _implicit(name: str) -> bool:
     return name != "__init__" and name.startswith("__") and name.endswith("__")
@@ -583,47 +426,3 @@ def _grid_lambdas(tree: ast.Module) -> tuple[set[int], set[str]]:
             loads.setdefault(node.id, []).append(id(node))
     names = {n for n, ids in loads.items() if all(i in grid_loads for i in ids)}  # unused ones too
     return lambdas, names
-
-
-def _weight_like(attr: str) -> bool:
-    return attr in T.TORCH_MODULE_TENSOR_ATTRS or attr.startswith(("weight", "bias", "running_", "in_proj"))
-
-
-def _items(ks: list[Kind]) -> Kind:
-    """Kind of a literal container of values of kinds ``ks``."""
-    if ks and all(k == SCALAR for k in ks):
-        return SCALAR
-    if any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks):
-        return K.TENSORS
-    inner = UNSET
-    for k in ks:
-        inner = merge(inner, k)
-    return K.items(inner)
-
-
-def _binop_kind(kl: Kind, kr: Kind) -> Kind:
-    if TENSOR in (kl, kr):
-        return TENSOR
-    if kl == kr == SCALAR:
-        return SCALAR
-    if {kl.tag, kr.tag} <= {Tag.SCALAR, Tag.OPAQUE}:
-        return K.OPAQUE
-    if kl.tag is Tag.ITEMS and kl == kr:
-        return kl
-    return UNKNOWN
-
-
-def _merge_ret(a: Kind | None, b: Kind) -> Kind | None:
-    return b if a is None else merge(a, b)
-
-
-def _annot_kind(a: ast.AST | None) -> Kind | None:
-    if isinstance(a, ast.Name) and a.id in ("int", "float", "bool", "str"):
-        return SCALAR
-    if isinstance(a, ast.Attribute) and a.attr == "Tensor":
-        return TENSOR
-    return None
-
-
-def _is_range(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
