@@ -3,6 +3,8 @@
 GPU (H200), in parts (each under 10 min; results merge in docs/sandbox_throughput_gpu.json):
   python bench/sandbox_throughput.py --mode pool; ... --mode naive; ... --mode repeat
   (--mode all runs the three in one go, ~11 min)
+  python bench/sandbox_throughput.py --mode ray --actors 4: the same batch through N Ray sandbox actors
+  sharing the GPU(s) (leap.integrations.ray_executor), compared with the pool's verdicts and throughput
 CPU smoke test of the script itself:  python bench/sandbox_throughput.py --quick
 
 A mixed batch (correct, incorrect, compile errors; triton, cuda_nvrtc, cuda_inline) runs through
@@ -146,6 +148,36 @@ def run_pool(batch, device: str, workers: int, cache: str, compile_pass: bool = 
             "compile_pass": compile_pass}
 
 
+def run_ray(batch, device: str, actors: int, actor_workers: int, cache: str) -> dict:
+    """The batch through `RayExecutor` (N actors on the visible GPUs, each a sandbox of ``actor_workers``)."""
+    import ray
+
+    from leap.integrations.ray_executor import RayExecutor
+    from leap.sandbox import SandboxConfig
+    from leap.tasks.suite import get_builtin
+
+    tasks = {t: get_builtin(t) for t, *_ in batch}
+    cfg = SandboxConfig(workers=actor_workers, cache_dir=cache)
+    t_start = time.monotonic()
+    ray.init(include_dashboard=False, log_to_driver=False)
+    gpus = ray.cluster_resources().get("GPU", 0)
+    share = max(gpus, 1) / actors if device == "cuda" else 1.0
+    with RayExecutor(cfg, device=device, actors=actors, gpus_per_actor=share, cpus_per_actor=0.5,
+                     actor_concurrency=actor_workers) as ex:
+        ray.get([a.pid.remote() for a in ex.actors])  # actors up and their pools warm
+        warm = time.monotonic() - t_start
+        t0 = time.monotonic()
+        verdicts = dict(ex.verify_many([(tasks[t], src) for t, _, _, src in batch]))
+        wall = time.monotonic() - t0
+        retried = ex.retried
+    ray.shutdown()
+    rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
+             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
+             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+    return {"wall_s": wall, "startup_s": warm, "rows": rows, "actors": actors, "actor_workers": actor_workers,
+            "gpus_per_actor": share, "retried": retried}
+
+
 def run_naive(batch, device: str, timeout: float) -> dict:
     from leap.tasks.suite import get_builtin
 
@@ -201,8 +233,11 @@ def report(res: dict, out_md: Path) -> str:
              f"- date: {res['date']}", f"- command: `{res['command']}`", f"- machine: {res['machine']}", ""]
     pool, naive = res.get("pool"), res.get("naive")
     lines += ["| run | candidates | wall (s) | candidates/min | median total (s) |", "|---|---|---|---|---|"]
-    for name, r in (("pool", pool), ("naive", naive)):
+    ray_r = res.get("ray")
+    for name, r in (("pool", pool), ("naive", naive), ("ray", ray_r)):
         if r:
+            if name == "ray":
+                name = f"ray ({r['actors']} actors x {r['actor_workers']} workers)"
             n = len(r["rows"])
             med = statistics.median([x["stages"].get("total", 0) for x in r["rows"]])
             lines.append(f"| {name} | {n} | {r['wall_s']:.1f} | {60 * n / r['wall_s']:.1f} | {med:.2f} |")
@@ -227,6 +262,14 @@ def report(res: dict, out_md: Path) -> str:
                for r in pool["rows"] if r["status"] != r["expected"]]
         for k, e, s, why in bad[:10]:
             lines.append(f"- unexpected: {k} expected {e}, got {s}: {why}")
+    if ray_r and pool:
+        same = sum(a["status"] == b["status"] for a, b in zip(pool["rows"], ray_r["rows"], strict=False))
+        lines.append(f"\nRay vs pool: verdict statuses identical {same}/{len(ray_r['rows'])}; "
+                     f"throughput ratio ray/pool {len(ray_r['rows']) / ray_r['wall_s'] / (len(pool['rows']) / pool['wall_s']):.2f}x; "
+                     f"actor start-up {ray_r['startup_s']:.1f} s; retried {ray_r['retried']}")
+        for a, b in zip(pool["rows"], ray_r["rows"], strict=False):
+            if a["status"] != b["status"]:
+                lines.append(f"- {a['kernel']}: pool {a['status']}, ray {b['status']}")
     if naive:
         lines.append("\nMedian latency per stage (naive, s): " +
                      ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(naive["rows"]).items()))
@@ -263,7 +306,9 @@ def _machine(device: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CPU smoke run (Triton interpreter, small batch)")
-    ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "report"])
+    ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "ray", "report"])
+    ap.add_argument("--actors", type=int, default=4, help="ray: sandbox actors (sharing the visible GPUs)")
+    ap.add_argument("--actor-workers", type=int, default=0, help="ray: workers per actor (0 = 8 / actors)")
     ap.add_argument("--device", default=None, choices=["cpu", "cuda"])
     ap.add_argument("--n", type=int, default=30, help="non-inline candidates in the mixed batch")
     ap.add_argument("--n-inline", type=int, default=2, help="cuda_inline candidates (each compiles ~1 min)")
@@ -298,6 +343,10 @@ def main() -> None:
     if args.mode in ("all", "naive"):
         res["naive"] = run_naive(batch, args.device, args.timeout)
         print(f"naive: {len(batch)} candidates in {res['naive']['wall_s']:.1f} s", flush=True)
+    if args.mode == "ray":
+        aw = args.actor_workers or max(1, 8 // args.actors)
+        res["ray"] = run_ray(batch, args.device, args.actors, aw, cache)
+        print(f"ray: {len(batch)} candidates in {res['ray']['wall_s']:.1f} s", flush=True)
     if args.mode in ("all", "repeat"):
         res["repeat"] = run_repeat(args.device, args.repeats, cache, inline=args.n_inline > 0)
     results.parent.mkdir(parents=True, exist_ok=True)

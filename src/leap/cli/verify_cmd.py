@@ -150,15 +150,22 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
                  device: str = typer.Option("auto", help="auto | cpu | cuda"),
                  workers: int = typer.Option(0, help="concurrent candidates (0 = auto)"),
                  timeout: float | None = typer.Option(None, help="wall-clock limit per candidate (s)"),
-                 rules: str = typer.Option("leap", help=RULES_HELP)) -> None:
+                 rules: str = typer.Option("leap", help=RULES_HELP),
+                 executor: str = typer.Option("local", help="local (this machine's worker pool) | ray "
+                                              "(sandbox actors on a Ray cluster; RAY_ADDRESS or a local one)"),
+                 actors: int = typer.Option(0, help="ray: sandbox actors (0 = one per GPU, else 2)"),
+                 gpus_per_actor: float = typer.Option(1.0, help="ray: GPU share per actor (0.25 = 4 per GPU)")) -> None:
     """Verify many (task, candidate) pairs concurrently; writes one JSON line per pair."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     _check_choice("backend", backend, BACKENDS)
     _check_choice("device", device, DEVICES)
     _check_choice("rules", rules, RULES)
+    _check_choice("executor", executor, ("local", "ray"))
     if workers < 0:
         fail(f"--workers: must be >= 0 (got {workers})")
+    if actors < 0 or gpus_per_actor <= 0:
+        fail("--actors must be >= 0 and --gpus-per-actor > 0")
     if not pairs.exists():
         fail(f"{pairs}: no such file or directory")
     rows = _batch_pairs(pairs)
@@ -171,8 +178,6 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
         src = row["source"] if "source" in row else _read_source(row["candidate"])
         items.append((tasks[spec], str(src)))
     dev = _device(device)
-    from leap.sandbox import Sandbox
-
     counts: dict[str, int] = {}
     results: dict[int, dict] = {}
     try:
@@ -180,7 +185,7 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
         fh = out.open("w")
     except OSError as exc:
         fail(f"{out}: cannot write ({exc.strerror})")
-    with fh, Sandbox(_config(timeout, workers, rules), device=dev) as sb, Progress(
+    with fh, _pool(executor, _config(timeout, workers, rules), dev, actors, gpus_per_actor) as sb, Progress(
             TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("{task.description}"), transient=False) as prog:
         bar = prog.add_task("", total=len(items))
@@ -193,6 +198,20 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
             fh.flush()
             prog.update(bar, advance=1, description=" ".join(f"{k}={n}" for k, n in sorted(counts.items())))
     typer.echo(f"wrote {len(results)} verdicts to {out}", err=True)
+
+
+def _pool(executor: str, cfg, dev: str, actors: int, gpus_per_actor: float):
+    """The local `Sandbox` or a `RayExecutor`; both have ``verify_many(items, backend=...)``."""
+    from leap.sandbox import Sandbox
+
+    if executor == "local":
+        return Sandbox(cfg, device=dev)
+    try:
+        from leap.integrations.ray_executor import RayExecutor
+
+        return RayExecutor(cfg, device=dev, actors=actors, gpus_per_actor=gpus_per_actor)
+    except RuntimeError as exc:
+        fail(f"--executor ray: {exc}")
 
 
 def register(app: typer.Typer) -> None:

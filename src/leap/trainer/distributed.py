@@ -62,3 +62,48 @@ class Dist:
     def barrier(self) -> None:
         if self.enabled:
             torch.distributed.barrier()
+
+    def checksum_spread(self, params: list[torch.nn.Parameter], device: torch.device) -> float:
+        """Max minus min over ranks of a float64 checksum of ``params`` (0.0 when all ranks agree)."""
+        if not self.enabled:
+            return 0.0
+        with torch.no_grad():
+            c = sum(float(p.detach().double().sum()) + float(p.detach().double().abs().sum()) for p in params)
+        t = torch.tensor([c, -c], dtype=torch.float64, device=device)
+        torch.distributed.all_reduce(t, op=torch.distributed.ReduceOp.MAX)
+        return float(t[0] + t[1])
+
+    def gather_metrics(self, metrics: dict) -> dict:
+        """Every rank's step metrics merged (the same on all ranks): counts (``SUMMED``) add up, every
+        other number is the mean over the ranks that reported it; adds ``dist/world_size``."""
+        if not self.enabled:
+            return metrics
+        per_rank: list = [None] * self.world
+        torch.distributed.all_gather_object(per_rank, metrics)
+        return merge_metrics(per_rank)
+
+
+SUMMED = ("step/groups", "dcp/groups_expanded", "dcp/evals_spent", "dcp/evals_saved", "dcp/evals_all", "dcp/total_evals_saved")
+
+
+def merge_metrics(per_rank: list[dict]) -> dict:
+    """Pure merge of per-rank metric dicts (see `Dist.gather_metrics`); non-numbers come from rank 0."""
+    out: dict = dict(per_rank[0])
+    keys = {k for m in per_rank for k, v in m.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for k in keys:
+        vals = [float(m[k]) for m in per_rank if isinstance(m.get(k), (int, float))]
+        out[k] = sum(vals) if k in SUMMED else sum(vals) / len(vals)
+    out["dist/world_size"] = len(per_rank)
+    return out
+
+
+def rank_gpus(configured: list[int] | None) -> list[int] | None:
+    """The GPUs a rank's sandbox verifies on: ``configured`` if set; under a distributed launch
+    (``WORLD_SIZE`` > 1) the rank's own local GPU, so ranks never time on each other's devices;
+    otherwise None (the sandbox default: every visible GPU)."""
+    if configured is not None or int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return configured
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if not n:
+        return None
+    return [int(os.environ.get("LOCAL_RANK", "0")) % n]

@@ -159,6 +159,9 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
                            "dcp/evals_all": dcp.evals_all, "dcp/total_evals_saved": dcp_total.evals_saved,
                            **{f"time/{k}": v for k, v in timing.items()},
                            "time/rollout": t1 - t0, "time/train": t2 - t1, "time/step": t2 - t0}
+                metrics = dist.gather_metrics({**metrics, "step/groups": len(groups)})
+                if dist.enabled:  # ranks must hold identical weights after every step
+                    metrics["dist/param_checksum_spread"] = dist.checksum_spread(params, device)
                 logger.log(step, metrics)
                 if dist.is_main:
                     _report_samples(cfg, step, groups, {**timing, "train": t2 - t1})

@@ -71,9 +71,12 @@ class Rollouts:
     def __enter__(self) -> Rollouts:
         if self.verifier is None:
             from leap.sandbox import Sandbox
+            from leap.trainer.distributed import rank_gpus
 
             r = self.cfg.rollout
-            self.sandbox = Sandbox(self.cfg.sandbox.for_rollout(r), device=r.sandbox_device)
+            sb_cfg = self.cfg.sandbox.for_rollout(r)
+            sb_cfg = sb_cfg.model_copy(update={"gpus": rank_gpus(sb_cfg.gpus)})
+            self.sandbox = Sandbox(sb_cfg, device=r.sandbox_device)
             self.verifier = sandbox_verifier(self.sandbox, backend=r.kernel_backend)
         return self
 
