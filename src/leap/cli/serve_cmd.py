@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
               max_queue: int = typer.Option(256, help="generations queued or running before 429"),
               max_body: int = typer.Option(1 << 20, help="largest request body in bytes (413 above)"),
               timeout: float = typer.Option(300.0, help="seconds a request may wait + generate (504 after)"),
+              body_timeout: float = typer.Option(15.0, help="seconds for the request body to arrive (408 after)"),
               cache: str = typer.Option("static", help="static (fast path) or dynamic KV cache")) -> None:
         """Serve MODEL at http://HOST:PORT/v1 (/v1/models, /v1/chat/completions; /health)."""
         from pathlib import Path
@@ -30,7 +31,7 @@ def register(app: typer.Typer) -> None:
         try:
             policy = HFPolicy(model, device=device, batch_size=max_batch, cache=cache)
             limits = ServeLimits(max_batch=max_batch, max_queue=max_queue, max_body_bytes=max_body,
-                                 request_timeout_s=timeout)
+                                 request_timeout_s=timeout, body_timeout_s=body_timeout)
             server = make_server(policy, host, port, model_name=label, limits=limits)
         except (PolicyError, OSError) as exc:
             fail(str(exc))
