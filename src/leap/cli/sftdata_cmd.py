@@ -63,3 +63,56 @@ def pass_rates_cmd(eval_dir: Path = typer.Argument(..., help="`leap eval` output
 
     doc = write_pass_rates(pass_rates(_rows(eval_dir), turn), out, out.with_suffix(".png"), title)
     typer.echo(f"{doc['tasks']} tasks, {doc['learnable']} with 0 < pass rate < 1; {doc['histogram']} -> {out}")
+
+
+def _family(name: str) -> str:
+    for suffix in ("_fp32", "_bf16", "_fp16"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+@app.command("templates")
+def templates_cmd(out: Path = typer.Option(..., help="SFT JSONL to write"),
+                  tasks: str = typer.Option("builtin:train", help="task source (eval tasks are skipped)"),
+                  variants: int = typer.Option(6, min=1, help="template solutions per task (kernel shapes)"),
+                  repairs: int = typer.Option(2, min=0, help="verified repair examples per task"),
+                  device: str = typer.Option("auto", help="sandbox device"),
+                  stats: Path = typer.Option(None, help="also write the data set's statistics (Markdown)")) -> None:
+    """Varied, sandbox-verified template solutions and repair examples (wrong kernel, feedback, fix)."""
+    from rich.progress import Progress
+
+    from leap.tasks.sft import template_rows
+    from leap.tasks.task import TaskError, iter_task_source
+
+    try:
+        pool = [t for t in iter_task_source(tasks) if t.split != "eval"]
+    except TaskError as exc:
+        fail(f"--tasks {tasks}: {exc}")
+    if not pool:
+        fail(f"--tasks {tasks}: no train tasks")
+    with Progress() as bar:
+        job = bar.add_task("verifying", total=None)
+        rows, st = template_rows(pool, variants=variants, repairs=repairs, device=device,
+                                 on_verdict=lambda i, v: bar.advance(job))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    typer.echo(f"{st.written} rows ({st.written - st.repairs} solutions, {st.repairs} repairs) for {st.tasks} tasks "
+               f"from {st.candidates} verified candidates; {st.duplicates} duplicates; styles {st.styles}; "
+               f"mutations {st.mutations} ({st.mutants_passing} mutants passed the tests, unused) -> {out}")
+    if stats:
+        fam: dict[str, list[int]] = {}
+        for r in rows:
+            f = fam.setdefault(_family(r["task_id"]), [0, 0])
+            f[1 if "repair" in r else 0] += 1
+        lines = [f"`leap sft-data templates --tasks {tasks} --variants {variants} --repairs {repairs}`", "",
+                 f"* rows: {st.written} ({st.written - st.repairs} verified solutions, {st.repairs} verified repairs) "
+                 f"over {st.tasks} tasks, {len(fam)} operator families",
+                 f"* candidates verified: {st.candidates}; solutions passing: {st.verified_ok}; duplicates dropped: "
+                 f"{st.duplicates} (dedup rate {st.duplicates / max(1, st.verified_ok):.1%})",
+                 f"* kernel shapes: {st.styles}", f"* repair mutations: {st.mutations}; mutants the tests did not "
+                 f"catch (dropped): {st.mutants_passing} of {st.mutants_tried}", "",
+                 "| family | solutions | repairs |", "|---|---|---|"]
+        lines += [f"| {k} | {v[0]} | {v[1]} |" for k, v in sorted(fam.items())]
+        stats.parent.mkdir(parents=True, exist_ok=True)
+        stats.write_text("\n".join(lines) + "\n")

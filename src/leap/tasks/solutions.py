@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from leap.tasks.generate.grammar import Chain, Op, Shapes
 from leap.tasks.generate.render import chain_from_source
-from leap.tasks.generate.solution import render_solution
+from leap.tasks.generate.solution import render_solution, styles_for
 from leap.tasks.task import Task
 
 _U, _B, _R, _D = "unary", "binary", "rowop", "reduce"
@@ -68,3 +68,29 @@ def reference_solution(task: Task) -> str | None:
         return render_solution(Chain(ops, task.dtype, Shapes(0, (0,), (0,), 0)), init=init, operand_names=names)
     chain = chain_from_source(task.source)
     return render_solution(chain) if chain is not None else None
+
+
+def _chain_of(task: Task):
+    spec = BUILTIN.get(task.name)
+    if spec is not None and task.origin.startswith("builtin"):
+        ops, init, names = spec
+        return Chain(ops, task.dtype, Shapes(0, (0,), (0,), 0)), init, names
+    chain = chain_from_source(task.source)
+    return (chain, None, None) if chain is not None else (None, None, None)
+
+
+def solution_variants(task: Task, limit: int = 6) -> list[str]:
+    """Up to ``limit`` different template solutions (kernel shapes, block sizes, warps, names) for ``task``,
+    the plain `reference_solution` first. Unverified: the caller runs them through the sandbox."""
+    chain, init, names = _chain_of(task)
+    if chain is None:
+        return []
+    out: list[str] = []
+    plan = [(st, v) for v in range(3) for st in styles_for(chain)]
+    for style, variant in plan:
+        src = render_solution(chain, init=init, operand_names=names, style=style, variant=variant)
+        if src and src not in out:
+            out.append(src)
+        if len(out) >= limit:
+            break
+    return out

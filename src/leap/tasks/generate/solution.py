@@ -57,7 +57,13 @@ def covered(chain: Chain) -> bool:
     return not chain.has_linear and all(op.kind in ("unary", "binary", "rowop", "reduce") for op in chain.ops)
 
 
-def _load(name: str, kind: str) -> str:
+STYLES = ("rows", "rows_named", "stride", "flat", "flat_hinted")
+
+
+def _load(name: str, kind: str, style: str = "rows") -> str:
+    if style.startswith("flat"):  # one flat index per element; broadcast operands by column / row index
+        idx = {"full": "offs", "row": "offs % n_cols", "param": "offs % n_cols", "col": "offs // n_cols"}[kind]
+        return f"tl.load({name}_ptr + {idx}, mask=mask, other=0.0).to(tl.float32)"
     offs = {"full": "row * n_cols + cols", "row": "cols", "param": "cols"}
     if kind == "col":
         return f"tl.load({name}_ptr + row).to(tl.float32)"
@@ -74,38 +80,105 @@ def _op_lines(op: Op, operand: str) -> list[str]:
     return list(REDUCE_TRITON[op.name])
 
 
+def styles_for(chain: Chain) -> tuple[str, ...]:
+    """The kernel shapes that can compute ``chain``: flat 1D blocks only for purely elementwise chains."""
+    if not covered(chain):
+        return ()
+    if all(op.kind in ("unary", "binary") for op in chain.ops):
+        return STYLES
+    return tuple(s for s in STYLES if not s.startswith("flat"))
+
+
+def _rename(lines: list[str], names: dict[str, str]) -> list[str]:
+    import re
+
+    out = []
+    for ln in lines:
+        for a, b in names.items():
+            ln = re.sub(rf"\b{a}\b", b, ln)
+        out.append(ln)
+    return out
+
+
+def _body(chain: Chain, operands, style: str) -> list[str]:
+    k_of = {i: k for k, (i, _, _) in enumerate(operands)}
+    body = [f"h = {_load('x', 'full', style)}"]
+    for i, op in enumerate(chain.ops):
+        operand = ""
+        if op.kind == "binary":
+            operand = f"o{k_of[i]}"
+            body.append(f"{operand} = {_load(operand, op.operand, style)}")
+        body += _op_lines(op, operand)
+    if style.startswith("flat"):
+        body.append("tl.store(out_ptr + offs, h.to(out_ptr.dtype.element_ty), mask=mask)")
+    elif chain.reduced:
+        body.append("tl.store(out_ptr + row, r.to(out_ptr.dtype.element_ty))")
+    else:
+        body.append("tl.store(out_ptr + row * n_cols + cols, h.to(out_ptr.dtype.element_ty), mask=mask)")
+    return body
+
+
+def _kernel(chain: Chain, operands, ptrs: list[str], style: str, variant: int) -> tuple[list[str], list[str]]:
+    """(kernel lines, launch lines) for one style; ``variant`` picks block sizes / warps / names."""
+    args = ", ".join(f"{p}_ptr" for p in ptrs)
+    body = _body(chain, operands, style)
+    call = ", ".join(["x"] + [f"{n}.contiguous()" for _, _, n in operands])
+    if style.startswith("flat"):
+        block = (256, 512, 1024, 2048)[variant % 4]
+        warps = (2, 4, 4, 8)[variant % 4]
+        head = ["@triton.jit", f"def _elementwise({args}, out_ptr, numel, n_cols, BLOCK: tl.constexpr):",
+                "    pid = tl.program_id(0).to(tl.int64)", "    offs = pid * BLOCK + tl.arange(0, BLOCK)"]
+        if style == "flat_hinted":
+            head.append("    offs = tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)")
+        head.append("    mask = offs < numel  # the last block is partial")
+        launch = ["        numel = x.numel()", f"        grid = (triton.cdiv(numel, {block}),)",
+                  f"        _elementwise[grid]({call}, out, numel, n_cols, BLOCK={block}, num_warps={warps})"]
+        return head + [f"    {ln}" for ln in body], launch
+    if style == "stride":
+        progs = (128, 256, 1024)[variant % 3]
+        head = ["@triton.jit", f"def _rows_loop({args}, out_ptr, n_rows, n_cols, BLOCK: tl.constexpr):",
+                "    pid = tl.program_id(0)", "    nprog = tl.num_programs(0)", "    cols = tl.arange(0, BLOCK)",
+                "    mask = cols < n_cols", "    for row in range(pid, n_rows, nprog):  # grid-stride over rows"]
+        launch = ["        block = triton.next_power_of_2(n_cols)", f"        grid = (min(rows, {progs}),)",
+                  f"        _rows_loop[grid]({call}, out, rows, n_cols, BLOCK=block, num_warps={(4, 8, 2)[variant % 3]})"]
+        return head + [f"        {ln}" for ln in body], launch
+    head = ["@triton.jit", f"def _fused_rows({args}, out_ptr, n_cols, BLOCK: tl.constexpr):",
+            "    row = tl.program_id(0).to(tl.int64)", "    cols = tl.arange(0, BLOCK)", "    mask = cols < n_cols"]
+    warps = "8 if block >= 4096 else 4" if variant % 2 == 0 else "max(1, min(16, block // 256))"
+    launch = ["        block = triton.next_power_of_2(n_cols)", f"        warps = {warps}",
+              f"        _fused_rows[(rows,)]({call}, out, n_cols, BLOCK=block, num_warps=warps)"]
+    kernel = head + [f"    {ln}" for ln in body]
+    if style == "rows_named":
+        names = {"h": "acc", "cols": "offs", "row": "pid", "_fused_rows": "_row_kernel"}
+        kernel, launch = _rename(kernel, names), _rename(launch, {"_fused_rows": "_row_kernel"})
+    return kernel, launch
+
+
 def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
-                    operand_names: list[str] | None = None) -> str | None:
+                    operand_names: list[str] | None = None, style: str = "rows", variant: int = 0) -> str | None:
     """Triton ``ModelNew`` source for the chain, or None when the templates do not cover it.
 
     ``init`` (constructor arguments, body lines) and ``operand_names`` (one per binary op, e.g.
-    ``self.bias`` or an input name) override the generator's own, to match a hand-written ``Model``."""
-    if not covered(chain):
+    ``self.bias`` or an input name) override the generator's own, to match a hand-written ``Model``.
+    ``style`` is the kernel's shape (`STYLES`: one program per row, the same with other names and warps,
+    a grid-stride loop over rows, flat 1D blocks with a masked tail, the same with vectorisation hints);
+    ``variant`` varies block sizes, grid sizes and warps within a style."""
+    if style not in styles_for(chain):
         return None
     operands = _operands(chain)
     if operand_names is not None:
         operands = [(i, op, name) for (i, op, _), name in zip(operands, operand_names, strict=True)]
     ptrs = ["x"] + [f"o{k}" for k in range(len(operands))]
-    kernel = ["@triton.jit",
-              "def _fused_rows(" + ", ".join(f"{p}_ptr" for p in ptrs) + ", out_ptr, n_cols, BLOCK: tl.constexpr):",
-              "    row = tl.program_id(0).to(tl.int64)", "    cols = tl.arange(0, BLOCK)", "    mask = cols < n_cols",
-              f"    h = {_load('x', 'full')}"]
-    k_of = {i: k for k, (i, _, _) in enumerate(operands)}
-    for i, op in enumerate(chain.ops):
-        operand = ""
-        if op.kind == "binary":
-            operand = f"o{k_of[i]}"
-            kernel.append(f"    {operand} = {_load(operand, op.operand)}")
-        kernel += [f"    {ln}" for ln in _op_lines(op, operand)]
-    if chain.reduced:
-        kernel.append("    tl.store(out_ptr + row, r.to(out_ptr.dtype.element_ty))")
-    else:
-        kernel.append("    tl.store(out_ptr + row * n_cols + cols, h.to(out_ptr.dtype.element_ty), mask=mask)")
+    kernel, launch = _kernel(chain, operands, ptrs, style, variant)
     init_args, init_body = init if init is not None else _init_lines(chain)[:2]
     args = ["x"] + [n for _, _, n in operands if not n.startswith("self.")]
-    call_args = ["x"] + [f"{n}.contiguous()" for _, _, n in operands]
     out_shape = "x.shape[:-1]" if chain.reduced else "x.shape"
-    lines = ['"""Fused Triton kernel: one program per row computes the whole chain in fp32."""',
+    doc = {"rows": "one program per row computes the whole chain in fp32",
+           "rows_named": "one program per row, the chain in fp32 registers",
+           "stride": "a fixed grid of programs loops over the rows, the chain in fp32",
+           "flat": "flat 1D blocks over all elements, the chain in fp32, masked tail",
+           "flat_hinted": "flat 1D blocks with contiguity hints for vectorised loads, fp32 math"}[style]
+    lines = [f'"""Fused Triton kernel: {doc}."""',
              "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", "",
              f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", HELPERS, "", *kernel, "", "",
              "class ModelNew(nn.Module):", f"    def __init__(self{', ' + init_args if init_args else ''}):",
@@ -113,8 +186,5 @@ def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
              f"    def forward(self, {', '.join(args)}):", "        x = x.contiguous()",
              "        n_cols = x.shape[-1]", "        rows = x.numel() // n_cols",
              f"        out = torch.empty({out_shape}, dtype=x.dtype, device=x.device)",
-             "        block = triton.next_power_of_2(n_cols)",
-             "        warps = 8 if block >= 4096 else 4",
-             f"        _fused_rows[(rows,)]({', '.join(call_args)}, out, n_cols, BLOCK=block, num_warps=warps)",
-             "        return out", ""]
+             *launch, "        return out", ""]
     return "\n".join(lines)
