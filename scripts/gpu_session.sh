@@ -19,6 +19,7 @@
 # `start` may come before, between or after the pieces; `piece` and `start` both stash .gguf_pieces/*.
 #
 # Work, once the model is ready (every stage under a hard `timeout`; SIGTERM makes sft/train checkpoint):
+#   data:    leap sft-data templates (varied verified templates + repairs) + the carried .sftdata/sft.jsonl
 #   chain A: train_step bench (old vs new generation settings, 2 groups; new at 16 groups) -> leap sft on the
 #            cold-start pairs -> leap train (LEAP, from the SFT adapter, rollouts/step-N.jsonl) -> eval after RL
 #   chain B: (after the bench, so its timings are clean) eval of the base model -> pass rates of the SFT'd
@@ -96,14 +97,14 @@ chain_a() {
     --no-warmup --variants new:2,old:2,new:16 --out "$W/out/bench/train_step.json"
   touch "$W/out/bench.done"
   wait_for "$W/out/data.done" 240
-  local sft=.sftdata/sft.jsonl init=()
-  [ -f "$W/sft_built.jsonl" ] && [ ! -f "$sft" ] && sft=$W/sft_built.jsonl
-  if [ -f "$sft" ]; then
+  local sft=$W/sft_all.jsonl init=()
+  [ -s "$sft" ] || sft=.sftdata/sft.jsonl
+  if [ -s "$sft" ]; then
     stage sft "$SFT_S" leap sft --config configs/qwen15b_h200.yaml --data "$sft" "model.path=$M" sft.epochs=2 \
       sft.max_length=3072 optim.lr=1e-4 optim.micro_batch_size=8 optim.grad_accumulation=2 optim.warmup_steps=3 \
       "logging.dir=$W/out/sft" "checkpoint.dir=$W/ck/sft" checkpoint.every=20 logging.progress=false
   else
-    log "no SFT data (.sftdata/sft.jsonl): RL starts from the base model"
+    log "no SFT data: RL starts from the base model"
   fi
   [ -f "$W/ck/sft/latest" ] && init=("model.init_from=$W/ck/sft")
   touch "$W/out/sft.done"
@@ -132,11 +133,15 @@ chain_b() {
   touch "$W/out/B.done"
 }
 
-prepare_data() {  # only when no SFT pairs were carried: template pairs verified on this machine's sandbox
-  env_here
-  [ -f .sftdata/sft.jsonl ] && { touch "$W/out/data.done"; return; }
-  stage sft_data 200 leap tasks generate --n 160 --seed 7 --out "$W/sftgen" --with-solutions --device cuda
-  [ -f "$W/sftgen/sft.jsonl" ] && cp "$W/sftgen/sft.jsonl" "$W/sft_built.jsonl"
+prepare_data() {  # SFT pairs: the carried .sftdata/sft.jsonl (or generated tasks' templates built here) plus
+  env_here         # the varied templates + verified repairs of the train tasks, all verified on this GPU
+  stage sft_templates 200 leap sft-data templates --tasks builtin:train --variants 6 --repairs 2 --device cuda \
+    --out "$W/templates.jsonl" --stats "$W/out/sft_templates_stats.md"
+  if [ ! -f .sftdata/sft.jsonl ]; then
+    stage sft_data 200 leap tasks generate --n 160 --seed 7 --out "$W/sftgen" --with-solutions --device cuda
+  fi
+  cat .sftdata/sft.jsonl "$W/sftgen/sft.jsonl" "$W/templates.jsonl" 2>/dev/null > "$W/sft_all.jsonl"
+  wc -l "$W/sft_all.jsonl"
   touch "$W/out/data.done"
 }
 
