@@ -25,6 +25,7 @@ import traceback
 import torch
 
 from leap.sandbox import child_timing
+from leap.sandbox import compute_guard as _guard
 from leap.sandbox import cuda_ipc as _ipc
 from leap.sandbox.compile_pass import compile_kernels as _compile_kernels
 
@@ -227,6 +228,8 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     stages: dict[str, float] = {}
     t0 = _perf()
     parent = _getppid()  # the forkserver; a candidate that kills it is caught at the end
+    D = _D  # bound here: rebinding the module global later (from candidate code) changes nothing
+    settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     _setup_env(job, private_dir)
     if job.get("type") != "compile":
         _match_triton_mode()
@@ -254,6 +257,9 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
                         "error": _describe(exc, traceback.format_exc())}
         return {"ok": True, "stage": "compile", "builds": builds, "isolation": iso,
                 "stages": {"compile": _perf() - t0}}
+    guard = None
+    if settings["guard"]:  # the run-time compute backstop, pushed before any candidate code runs
+        guard = _guard.install(settings["allowed_ops"], settings["nonce"])
     try:
         module = _stage("load", _import_candidate, job["source"], private_dir)
     except CandidateError:
@@ -273,7 +279,7 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     t0 = _perf()
 
     def build():
-        torch.manual_seed(int(job.get("init_seed", 0)))
+        torch.manual_seed(settings["init_seed"])
         return cls(*init_inputs).to(device)
 
     model = _stage("init", build)
@@ -282,18 +288,18 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     out_dir = os.path.join(private_dir, "out")
     os.makedirs(out_dir, exist_ok=True)
     trials = []
-    local = bool(job.get("child_checks", True))
+    local = settings["local"]
     problems: list[str] = []
     if device == "cuda" and job.get("backend") == "triton" and job.get("compile_pass") and job.get("trials"):
-        stages["compile"] = _precompile(model, job["trials"][0], problems)
+        stages["compile"] = _precompile(model, job["trials"][0], problems, D)
         t0 = _perf()
     if device == "cuda":  # trial runs share the GPU with other candidates' checks, never with timing
         _gpu_lock(conn, "shared")
-    rot = _D.InputRotation() if _D is not None else None
-    n_fp = int(job.get("fingerprint_trials", 1))
-    for i, trial in enumerate(job.get("trials", [])):
+    rot = D.InputRotation() if D is not None else None
+    n_fp = settings["fingerprint_trials"]
+    for i, trial in enumerate(settings["trials"]):
         rec = {"name": trial["name"]}
-        runs = 2 if i < int(job.get("poison_rechecks", 1)) else 1
+        runs = 2 if i < settings["poison_rechecks"] else 1
         first = None
         for r in range(runs):
             tick = _perf()
@@ -302,16 +308,22 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
             tick = _add(stages, "run_inputs", tick)
-            _poison(device, int(job.get("poison_bytes", 0)), POISONS[r], r)
+            _poison(device, settings["poison_bytes"], POISONS[r], r)
             tick = _add(stages, "run_poison", tick)
-            with torch.no_grad():
-                if _D is not None:
-                    out, probs = _stage("run", _D.guarded_call, model, inputs, device, i < n_fp and r == 0)
-                    problems += probs
-                else:
-                    out = _stage("run", model, *inputs)
-                    if device == "cuda":
-                        _stage("run", _sync)
+            if guard is not None:
+                guard.arm()
+            try:
+                with torch.no_grad():
+                    if D is not None:
+                        out, probs = _stage("run", D.guarded_call, model, inputs, device, i < n_fp and r == 0)
+                        problems += probs
+                    else:
+                        out = _stage("run", model, *inputs)
+                        if device == "cuda":
+                            _stage("run", _sync)
+            finally:
+                if guard is not None:
+                    guard.disarm()
             tick = _add(stages, "run_forward", tick)
             if local:  # bitwise checks here, with functions bound before the candidate loaded
                 if r == 0:
@@ -333,8 +345,12 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     if device == "cuda":
         _gpu_unlock(conn)
     stages["run"] = _perf() - t0
-    if _D is not None:
-        problems += _D.integrity_problems()
+    if D is not None:
+        problems += D.integrity_problems()
+    computed = guard.problems(settings["rules"]) if guard is not None else []
+    if computed:
+        return {"ok": False, "stage": "rejected", "compute": True, "problems": (computed + problems)[:10],
+                "stages": stages, "isolation": iso}
     if _getppid() != parent:
         return {"ok": False, "stage": "rejected", "parent_lost": True, "stages": stages, "isolation": iso,
                 "problems": ["the worker's forkserver was killed during the run"]}
@@ -342,10 +358,10 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
         return {"ok": False, "stage": "rejected", "problems": problems[:10], "stages": stages, "isolation": iso}
     result = {"ok": True, "stage": "done", "trials": trials, "stages": stages, "isolation": iso,
               "builds": builds}
-    timing = job.get("timing")
+    timing = settings["timing"]
     if timing and device == "cuda":
         result["timing"] = _time(model, job, conn, timing, stages)
-        late = _D.integrity_problems() if _D is not None else []
+        late = D.integrity_problems() if D is not None else []
         if _getppid() != parent:
             late.append("the worker's forkserver was killed during timing")
         if late:
@@ -360,14 +376,24 @@ def _add(stages: dict, key: str, since: float) -> float:
     return now
 
 
-def _precompile(model, trial: dict, problems: list) -> float:
+def _settings(job: dict) -> dict:
+    """The job's check settings, copied out before the candidate is imported."""
+    return {"local": bool(job.get("child_checks", True)), "fingerprint_trials": int(job.get("fingerprint_trials", 1)),
+            "poison_rechecks": int(job.get("poison_rechecks", 1)), "poison_bytes": int(job.get("poison_bytes", 0)),
+            "trials": tuple(dict(t) for t in job.get("trials", [])), "rules": str(job.get("rules") or "leap"),
+            "guard": job.get("type") == "check" and job.get("device") == "cpu" and bool(job.get("compute_guard")),
+            "allowed_ops": tuple(job.get("allowed_ops") or ()), "nonce": int(job.get("guard_nonce") or 1),
+            "init_seed": int(job.get("init_seed", 0)), "timing": dict(job["timing"]) if job.get("timing") else None}
+
+
+def _precompile(model, trial: dict, problems: list, D) -> float:  # noqa: N803 - the detectors module
     """Compile the Triton kernels before taking the GPU lock (`compile_pass`); a thread or process the
     candidate leaves running after it is flagged like one left after a trial."""
     t0 = _perf()
-    threads = _D.python_threads() if _D is not None else set()
+    threads = D.python_threads() if D is not None else set()
     _compile_kernels(model, _trial_inputs(trial, "cuda"))
-    if _D is not None:
-        problems += _D.leftovers(threads, "the compile pass")
+    if D is not None:
+        problems += D.leftovers(threads, "the compile pass")
     return _perf() - t0
 
 

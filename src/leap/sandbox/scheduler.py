@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -190,7 +191,9 @@ class Scheduler:
                "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "compile_pass": cfg.compile_pass,
                "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache],
                "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
-               "limits": _limits(cfg, dev)}
+               "limits": _limits(cfg, dev), "rules": getattr(cfg, "rules", "leap"),
+               "compute_guard": dev == "cpu", "allowed_ops": list(task.allowed_ops),
+               "guard_nonce": secrets.randbelow(1 << 22) + 1}
         timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
         ex = self._executor_for(dev)
         t2 = time.monotonic()

@@ -149,6 +149,8 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
             from leap.sandbox.detectors import GENERIC_FEEDBACK as generic
         except ImportError:
             generic = "The solution was rejected by the sandbox's run-time checks."
+        if result.get("compute"):
+            from leap.sandbox.compute_guard import FEEDBACK as generic
         return Verdict(status="rejected", compiled=True, **base, feedback=generic,
                        detail="; ".join(str(p) for p in result.get("problems") or [])[:3000])
     err = result.get("error") or {}
@@ -207,6 +209,11 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
         return Verdict(status="runtime_error", compiled=True, **base,
                        feedback="The solution did not produce outputs for every trial."), None
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
+        missing = _missing_checks(rec, i, config)
+        if missing:  # every check the judge asked for must have a result: a missing one is a failure
+            return Verdict(status="rejected", compiled=True, **base, trials=i,
+                           feedback="The solution was rejected by the sandbox's run-time checks.",
+                           detail=f"trial {i}: no result for {', '.join(missing)}"), None
         try:
             out = load_output(rec["out"], private_dir, prep.device, received)
             after = (load_output(rec["inputs_after"], private_dir, prep.device, received)
@@ -241,6 +248,20 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return Verdict(status="incorrect", compiled=True, **base, trials=i,
                            feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst
+
+
+def _missing_checks(rec: dict, i: int, config: SandboxConfig) -> list[str]:
+    """The check results trial ``i``'s record lacks (the child's checks or the files for the judge's)."""
+    need = ["out"]
+    if config.child_checks:
+        need.append("inputs_unchanged")
+        if i < config.poison_rechecks:
+            need.append("poison_identical")
+    else:
+        need.append("inputs_after")
+        if i < config.poison_rechecks:
+            need.append("out_b")
+    return [k for k in need if not isinstance(rec, dict) or rec.get(k) is None]
 
 
 def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verdict:

@@ -1,0 +1,152 @@
+"""Run-time backstop for the CPU: which PyTorch compute ops ran during ``forward`` (issue 12).
+
+The static gate can always be out-witted by more indirection, so the child also watches what actually
+computed: a ``TorchDispatchMode`` installed by the harness BEFORE the candidate is imported sees every
+aten op on a tensor. While armed (only around ``forward``) it records ops that are not allocation,
+view, copy or reshape and not in the task's allow-list (``LEAP_ALLOWED_OPS`` families). The Triton CPU
+interpreter moves data with ``copy_``/``set_``/``new_empty`` and computes with numpy, so a legitimate
+Triton kernel records nothing. Under KernelBench's rules partial PyTorch is fine as long as a custom
+kernel ran (interpreter launches are counted).
+
+Tamper checks (`Guard.problems`): the mode must still be on the dispatch stack, the very object the
+harness pushed; its state lives in closure cells whose identities are checked; and a probe op with a
+judge-sent nonce must be seen by it at the end (a mode that was switched off or swapped does not see it).
+On the GPU this is not installed: the "custom kernels carry >= 50% of GPU time" check plays its part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
+
+# allocation, views, copies, reshapes, metadata and random fills: moving data, never computing it
+ALLOWED = frozenset("""
+empty empty_like empty_strided empty_permuted new_empty new_empty_strided zeros zeros_like new_zeros ones
+ones_like new_ones full full_like new_full arange scalar_tensor lift_fresh lift_fresh_copy _to_copy copy_
+clone contiguous detach alias view _unsafe_view reshape _reshape_alias _reshape_copy as_strided expand
+permute transpose t unsqueeze squeeze flatten unflatten slice select narrow split split_with_sizes chunk
+unbind cat stack fill_ zero_ set_ resize_ _local_scalar_dense sym_size sym_stride sym_numel
+sym_storage_offset view_as_real view_as_complex movedim pin_memory is_same_size _has_compatible_shallow_copy_type
+rand rand_like randn randn_like randint randint_like normal_ uniform_ bernoulli_ random_ randperm
+""".split())
+# task allow-list names (``LEAP_ALLOWED_OPS``) -> the aten ops they reach the dispatcher as
+FAMILIES: dict[str, frozenset[str]] = {
+    "matmul": frozenset({"mm", "bmm", "matmul", "addmm", "baddbmm", "addmv", "mv", "dot", "addbmm"}),
+    "linear": frozenset({"linear", "addmm", "mm", "bmm", "matmul", "add"}),
+    "conv2d": frozenset({"convolution", "_convolution", "conv2d", "mkldnn_convolution", "_slow_conv2d_forward",
+                         "slow_conv2d_forward", "convolution_overrideable", "_nnpack_spatial_convolution",
+                         "cudnn_convolution", "thnn_conv2d", "add"}),
+}
+PROBE = "mul"  # the op the end-of-run probe uses
+
+
+def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
+    """Aten op names the task allows on top of `ALLOWED`."""
+    out: set[str] = set(ALLOWED)
+    for name in allowed_ops or ():
+        short = str(name).rsplit(".", 1)[-1]
+        out.add(short)
+        out |= FAMILIES.get(short, frozenset())
+    return frozenset(out)
+
+
+class Guard:
+    """The installed backstop; build with `install` before the candidate is imported."""
+
+    __slots__ = ("_arm", "_disarm", "_problems")
+
+    def __init__(self, arm, disarm, problems):
+        self._arm, self._disarm, self._problems = arm, disarm, problems
+
+    def arm(self) -> None:
+        self._arm()
+
+    def disarm(self) -> None:
+        self._disarm()
+
+    def problems(self, rules: str = "leap") -> list[str]:
+        return self._problems(rules)
+
+
+def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
+    """Push the recording mode (it stays on the dispatch stack until the child exits) and return its
+    `Guard`. Everything it needs is bound here, in closure cells, before any candidate code runs."""
+    allowed = allowed_names(allowed_ops)
+    seen: dict[str, int] = {}
+    state = [False, 0, 0]  # armed, Triton interpreter launches while armed, probes seen with the nonce
+    stack = _get_current_dispatch_mode_stack
+    mul = torch.ops.aten.mul.Tensor
+    full = torch.full
+    isinstance_, getattr_, str_ = isinstance, getattr, str
+
+    class _Recorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if state[0]:
+                name = str_(getattr_(func, "overloadpacket", func).__name__)
+                if name not in allowed:
+                    seen[name] = seen.get(name, 0) + 1
+            elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
+                    and float(args[1].item()) == float(nonce):
+                state[2] += 1
+            return func(*args, **(kwargs or {}))
+
+    mode = _Recorder()
+    mode.__enter__()
+    _count_triton_launches(state)
+    cells = (id(seen), id(state), id(allowed))
+
+    def arm() -> None:
+        state[0] = True
+
+    def disarm() -> None:
+        state[0] = False
+
+    def problems(rules: str) -> list[str]:
+        state[0] = False
+        out: list[str] = []
+        closure = _Recorder.__torch_dispatch__.__closure__ or ()
+        live = {id(c.cell_contents) for c in closure if _filled(c)}
+        if not set(cells) <= live:
+            out.append("the run-time compute backstop's state was replaced")
+        if not any(m is mode for m in stack()):
+            out.append("the run-time compute backstop was removed from the dispatch stack")
+        before = state[2]
+        mul(full((1,), 3.0), full((1,), float(nonce)))
+        if state[2] != before + 1:
+            out.append("the run-time compute backstop no longer sees PyTorch ops")
+        if seen and (rules != "kernelbench" or state[1] == 0):
+            ops = ", ".join(f"{k} x{v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
+            out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")
+        return out
+
+    return Guard(arm, disarm, problems)
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
+
+
+def _count_triton_launches(state: list) -> None:
+    """Count Triton interpreter launches while armed (KernelBench rules: a custom kernel must run)."""
+    try:
+        from triton.runtime.interpreter import GridExecutor
+    except ImportError:  # pragma: no cover - no triton
+        return
+    original = GridExecutor.__call__
+
+    def call(self, *args, **kwargs):
+        if state[0]:
+            state[1] += 1
+        return original(self, *args, **kwargs)
+
+    GridExecutor.__call__ = call
+
+
+FEEDBACK = ("PyTorch computed (part of) the result at run time: forward must compute with its own custom "
+            "kernels (PyTorch only allocates, reshapes and copies), except the ops the task allows.")
