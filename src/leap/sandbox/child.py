@@ -324,6 +324,8 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
             finally:
                 if guard is not None:
                     guard.disarm()
+            if guard is not None:
+                guard.check_output(out)
             tick = _add(stages, "run_forward", tick)
             if local:  # bitwise checks here, with functions bound before the candidate loaded
                 if r == 0:

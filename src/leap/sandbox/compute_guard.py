@@ -55,10 +55,13 @@ def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
 class Guard:
     """The installed backstop; build with `install` before the candidate is imported."""
 
-    __slots__ = ("_arm", "_disarm", "_problems")
+    __slots__ = ("_arm", "_check", "_disarm", "_problems")
 
-    def __init__(self, arm, disarm, problems):
-        self._arm, self._disarm, self._problems = arm, disarm, problems
+    def __init__(self, arm, disarm, problems, check):
+        self._arm, self._disarm, self._problems, self._check = arm, disarm, problems, check
+
+    def check_output(self, out) -> None:
+        self._check(out)
 
     def arm(self) -> None:
         self._arm()
@@ -75,30 +78,45 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     `Guard`. Everything it needs is bound here, in closure cells, before any candidate code runs."""
     allowed = allowed_names(allowed_ops)
     seen: dict[str, int] = {}
+    made: set[int] = set()  # storages that ops returned while armed (outputs must be among them)
+    unseen: list[str] = []
     state = [False, 0, 0]  # armed, Triton interpreter launches while armed, probes seen with the nonce
     stack = _get_current_dispatch_mode_stack
     mul = torch.ops.aten.mul.Tensor
     full = torch.full
     isinstance_, getattr_, str_ = isinstance, getattr, str
 
-    class _Recorder(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if state[0]:
-                name = str_(getattr_(func, "overloadpacket", func).__name__)
-                if name not in allowed:
-                    seen[name] = seen.get(name, 0) + 1
-            elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
-                    and float(args[1].item()) == float(nonce):
-                state[2] += 1
-            return func(*args, **(kwargs or {}))
+    def dispatch(self, func, types, args=(), kwargs=None):
+        if state[0]:
+            name = str_(getattr_(func, "overloadpacket", func).__name__)
+            if name not in allowed:
+                seen[name] = seen.get(name, 0) + 1
+        elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
+                and float(args[1].item()) == float(nonce):
+            state[2] += 1
+        res = func(*args, **(kwargs or {}))
+        if state[0]:
+            for t in (res if isinstance_(res, tuple | list) else (res,)):
+                if isinstance_(t, torch.Tensor):
+                    made.add(t.untyped_storage().data_ptr())
+        return res
 
+    _Recorder = type("_Recorder", (TorchDispatchMode,), {"__torch_dispatch__": dispatch, "__slots__": ()})
     mode = _Recorder()
     mode.__enter__()
     _count_triton_launches(state)
-    cells = (id(seen), id(state), id(allowed))
+    cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
+        made.clear()
         state[0] = True
+
+    def check_output(out) -> None:
+        """Every output tensor's memory came from an op this mode saw during forward (work done with the
+        mode switched off, or a tensor made elsewhere, shows as unseen)."""
+        for t in (out if isinstance_(out, tuple | list) else (out,)):
+            if isinstance_(t, torch.Tensor) and t.numel() and t.untyped_storage().data_ptr() not in made:
+                unseen.append("an output tensor was not produced by any op the run-time backstop saw")
 
     def disarm() -> None:
         state[0] = False
@@ -106,7 +124,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def problems(rules: str) -> list[str]:
         state[0] = False
         out: list[str] = []
-        closure = _Recorder.__torch_dispatch__.__closure__ or ()
+        closure = dispatch.__closure__ or ()
         live = {id(c.cell_contents) for c in closure if _filled(c)}
         if not set(cells) <= live:
             out.append("the run-time compute backstop's state was replaced")
@@ -116,12 +134,13 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         mul(full((1,), 3.0), full((1,), float(nonce)))
         if state[2] != before + 1:
             out.append("the run-time compute backstop no longer sees PyTorch ops")
+        out += unseen[:1]
         if seen and (rules != "kernelbench" or state[1] == 0):
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
             out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")
         return out
 
-    return Guard(arm, disarm, problems)
+    return Guard(arm, disarm, problems, check_output)
 
 
 def _filled(cell) -> bool:

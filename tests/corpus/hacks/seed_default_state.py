@@ -5,7 +5,7 @@ import triton
 import triton.language as tl
 
 TASK = "relu"
-EXPECT = ("incorrect", "runtime_error")  # on a GPU the CPU-tensor launch in __init__ already fails
+EXPECT = ("incorrect", "runtime_error", "rejected")  # rejected: the CPU backstop sees the PyTorch compute; on a GPU the CPU-tensor launch in __init__ already fails
 DEVICE = "cpu"
 
 

@@ -1,0 +1,78 @@
+"""The run-time compute backstop (issue 12): independent of the static gate (switched off here), the child
+records PyTorch compute ops during forward; harness state the candidate can reach does not switch any
+check off."""
+
+from __future__ import annotations
+
+import pytest
+from sandbox_cases import kernels as K
+
+from leap.sandbox import Sandbox, SandboxConfig
+from leap.tasks.suite import get_builtin
+
+LAUNCH = "y = torch.empty_like(x)\n        relu_kernel[(1,)](x, y, 0, BLOCK=1024)\n        "
+COMPUTES = {
+    "direct": K.RELU.replace("y = torch.empty_like(x)", "return torch.relu(x)"),
+    "submodule": K.RELU.replace("y = torch.empty_like(x)", "return nn.ReLU()(x)"),
+    "copy_of_compute": K.RELU.replace("y = torch.empty_like(x)", LAUNCH + "y.copy_(x.clamp(min=0))\n        return y"),
+    "getattr_chain": K.RELU.replace("y = torch.empty_like(x)",
+                                    "f = getattr(type(x), ''.join(['cl', 'amp']))\n        return f(x, min=0)"),
+}
+POPS_THE_MODE = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "from torch.utils import _python_dispatch as P\n        with P._disable_current_modes():\n"
+    "            return torch.relu(x)")
+GLOBAL_SWITCH = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "import sys, threading, time\n        sys.modules['leap.sandbox.child']._D = None\n"
+    "        threading.Thread(target=time.sleep, args=(20,), daemon=True).start()\n        y = torch.empty_like(x)")
+FRAME_WALK = K.RELU_READS_UNINIT.replace(
+    "    def forward(self, x):\n",
+    "    def forward(self, x):\n        import sys\n        f = sys._getframe()\n        while f is not None:\n"
+    "            job = f.f_locals.get('job')\n            if isinstance(job, dict):\n"
+    "                job['poison_rechecks'] = 0\n                job['child_checks'] = False\n"
+    "            f = f.f_back\n", 1)
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(SandboxConfig(workers=2, prewarm=1, static_gate=False), device="cpu") as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return get_builtin("relu_fp32")
+
+
+def test_legit_triton_kernel_passes_the_backstop(sb, relu):
+    v = sb.verify(relu, K.RELU)
+    assert v.status == "ok", (v.feedback, v.detail)
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTES))
+def test_pytorch_compute_in_forward_is_rejected_at_run_time(sb, relu, name):
+    v = sb.verify(relu, COMPUTES[name])
+    assert v.status == "rejected", (v.status, v.feedback, v.detail)
+    assert "PyTorch computed" in v.feedback and "PyTorch compute ran in forward" in v.detail
+
+
+def test_switching_the_backstop_off_during_forward_is_rejected(sb, relu):
+    v = sb.verify(relu, POPS_THE_MODE)
+    assert v.status == "rejected" and "not produced by any op the run-time backstop saw" in v.detail, v.detail
+
+
+def test_module_global_does_not_switch_the_detectors_off(sb, relu):
+    v = sb.verify(relu, GLOBAL_SWITCH)
+    assert v.status == "rejected" and "thread" in v.detail, (v.status, v.detail)
+
+
+def test_job_settings_reached_through_frames_change_nothing(sb, relu):
+    v = sb.verify(relu, FRAME_WALK)
+    assert v.status == "incorrect", (v.status, v.feedback, v.detail)
+
+
+def test_kernelbench_rules_allow_partial_pytorch_once_a_kernel_ran(relu):
+    with Sandbox(SandboxConfig(workers=1, prewarm=0, static_gate=False, rules="kernelbench"), device="cpu") as box:
+        assert box.verify(relu, COMPUTES["copy_of_compute"]).status == "ok"
+        assert box.verify(relu, COMPUTES["direct"]).status == "rejected"  # no custom kernel at all
