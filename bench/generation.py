@@ -41,6 +41,16 @@ def qwen05_config():
                        bos_token_id=None, eos_token_id=None, pad_token_id=None)
 
 
+def qwen15_config():
+    """Qwen2.5-Coder-1.5B's shape: 28 layers, hidden 1536, 12 heads, 2 KV heads, intermediate 8960."""
+    from transformers import Qwen2Config
+
+    return Qwen2Config(vocab_size=151936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                       num_attention_heads=12, num_key_value_heads=2, max_position_embeddings=32768,
+                       rope_theta=1_000_000.0, tie_word_embeddings=True, rms_norm_eps=1e-6,
+                       bos_token_id=None, eos_token_id=None, pad_token_id=None)
+
+
 def tiny_config():
     from transformers import Qwen2Config
 
@@ -99,6 +109,7 @@ def check_graph(model, ids, new: int) -> float:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="tiny model on the CPU (tests the script)")
+    ap.add_argument("--shape", choices=["0.5b", "1.5b"], default="0.5b", help="random-weight model shape")
     ap.add_argument("--batches", default=None, help="comma-separated batch sizes")
     ap.add_argument("--paths", default="naive,static,graph")
     ap.add_argument("--prompt", type=int, default=None)
@@ -106,7 +117,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="docs/GENERATION_BENCH.md")
     a = ap.parse_args(argv)
     device = "cpu" if a.quick or not torch.cuda.is_available() else "cuda"
-    cfg = tiny_config() if a.quick else qwen05_config()
+    cfg = tiny_config() if a.quick else qwen15_config() if a.shape == "1.5b" else qwen05_config()
     dtype = torch.float32 if device == "cpu" else torch.bfloat16
     batches = [int(b) for b in (a.batches or ("2,4" if a.quick else "8,64,256")).split(",")]
     plen = a.prompt or (32 if a.quick else 512)
@@ -135,7 +146,7 @@ def main(argv=None) -> int:
     dev_name = torch.cuda.get_device_name() if device == "cuda" else platform.processor() or "cpu"
     meta = {"device": dev_name, "torch": torch.__version__, "transformers": __import__("transformers").__version__,
             "prompt_tokens": plen, "new_tokens": new, "dtype": str(dtype), "model": "tiny" if a.quick else
-            "Qwen2.5-0.5B shape, random weights", "graph_logprob_max_abs_diff": check}
+            f"Qwen2.5-{a.shape.upper()} shape, random weights", "graph_logprob_max_abs_diff": check}
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2) + "\n")

@@ -20,7 +20,8 @@
 #
 # Work, once the model is ready (every stage under a hard `timeout`; SIGTERM makes sft/train checkpoint):
 #   data:    leap sft-data templates (varied verified templates + repairs) + the carried .sftdata/sft.jsonl
-#   chain A: train_step bench (old vs new generation settings, 2 groups; new at 16 groups) -> leap sft on the
+#   chain A: train_step bench (old vs new generation settings, 2 groups; new at 16 groups) -> generation bench
+#            (1.5B shape, static/graph at batch 16/128: the ceiling) -> leap sft on the
 #            cold-start pairs -> leap train (LEAP, from the SFT adapter, rollouts/step-N.jsonl) -> eval after RL
 #   chain B: (after the bench, so its timings are clean) eval of the base model -> pass rates of the SFT'd
 #            model on the train tasks (histogram + expert-iteration harvest) -> eval after SFT
@@ -34,7 +35,7 @@ GGUF_BYTES=1117320768
 M=$W/q15
 EVAL_S=${EVAL_S:-270}     # one leap eval on builtin:eval (20 tasks x 4 samples x 3 turns)
 SFT_S=${SFT_S:-240}
-RL_S=${RL_S:-480}
+RL_S=${RL_S:-420}
 RL_STEPS=${RL_STEPS:-8}
 
 log() { echo "$(date -u +%H:%M:%S) $*"; }
@@ -95,6 +96,9 @@ chain_a() {
   mkdir -p "$W/out/bench"
   stage train_step_bench 480 python3 bench/train_step.py --config configs/qwen15b_h200.yaml --set "model.path=$M" \
     --no-warmup --variants new:2,old:2,new:16 --out "$W/out/bench/train_step.json"
+  # the same GPU's static-cache/graph ceiling at the step's batch (random weights, the 1.5B shape)
+  stage generation_bench_15b 150 python3 bench/generation.py --shape 1.5b --batches 16,128 --paths static,graph \
+    --prompt 1024 --new 256 --out "$W/out/bench/GENERATION_BENCH_15B.md"
   touch "$W/out/bench.done"
   wait_for "$W/out/data.done" 240
   local sft=$W/sft_all.jsonl init=()
