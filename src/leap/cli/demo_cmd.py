@@ -18,7 +18,7 @@ def demo(device: str = typer.Option("cpu", help="cpu (Triton interpreter) or cud
          out: Path = typer.Option(Path("runs/demo"), help="output folder (report.md, plots, checkpoints)"),
          quick: bool = typer.Option(False, "--quick", help="a shortened run (about 2-3 minutes on 2 cores)"),
          seed: int = typer.Option(0, help="random seed (tasks, model, sampling)"),
-         variant: str = typer.Option("leap", help="leap | single_turn | multi_turn_no_pruning | scalar_reward"),
+         variant: str = typer.Option("leap", help="leap | single_turn | multiturn_no_pruning | grpo_scalar_reward"),
          sft_steps: int | None = typer.Option(None, help="override the SFT step budget"),
          rl_steps: int | None = typer.Option(None, help="override the RL step budget"),
          threads: int = typer.Option(1, help="torch CPU threads for the policy")) -> None:
@@ -49,6 +49,7 @@ def demo(device: str = typer.Option("cpu", help="cpu (Triton interpreter) or cud
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"--out {out}: cannot create folder ({exc.strerror})")
+    typer.echo(f"leap demo: starting the sandbox ({device}) and generating tasks into {out}", err=True)
     with Sandbox(device=device) as sandbox:
         summary = run_demo(cfg, out, sandbox, log=lambda m: typer.echo(m, err=True))
     path = write_report(summary, out)

@@ -15,6 +15,8 @@ def register(app: typer.Typer) -> None:
         overrides: list[str] = typer.Argument(None, help="config overrides key.sub=value"),
         config: str = typer.Option(None, "--config", "-c", help="YAML config (see configs/)"),
         resume: str = typer.Option(None, "--resume", help="checkpoint dir (or checkpoint root) to resume"),
+        variant: str = typer.Option(None, "--variant", help="ablation overlay on the config: leap, single_turn, "
+                                    "multiturn_no_pruning, grpo_scalar_reward"),
         print_config: bool = typer.Option(False, "--print-config",
                                           help="list every key with its default and description and exit"),
     ) -> None:
@@ -34,7 +36,7 @@ def register(app: typer.Typer) -> None:
                  "`leap train --print-config` lists every key")
         quiet_known_warnings()
         try:
-            cfg = load_config(config, overrides or [])
+            cfg = load_config(config, overrides or [], variant=variant)
             with StopFlag() as stop:
                 summary = run_train(cfg, resume=resume, stop=stop)
         except (ConfigError, ValueError) as exc:

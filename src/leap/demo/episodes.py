@@ -6,8 +6,10 @@ adapter over `TinyPolicy`, a verdict-caching sandbox verifier, and DCP through `
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import torch
 
 from leap.algorithms.config import DCPConfig
 from leap.demo.policy import TinyPolicy, build_prompt
@@ -36,6 +38,8 @@ class Verifier:
     sandbox: object
     cache: dict[tuple[str, str], Verdict] = field(default_factory=dict)
     spend: Spend = field(default_factory=Spend)
+    log: Callable[[str], None] | None = None  # a progress line at most every `every_s` seconds
+    every_s: float = 10.0
 
     def verify(self, pairs: Sequence[tuple[Task, str | None]]) -> list[Verdict]:
         t0 = time.perf_counter()
@@ -56,7 +60,12 @@ class Verifier:
         if keys:
             tasks = {pairs[ix[0]][0].name: pairs[ix[0]][0] for ix in todo.values()}
             jobs = [(tasks[name], code) for name, code in keys]
-            for j, verdict in self.sandbox.verify_many(jobs):
+            shown = t0
+            for n, (j, verdict) in enumerate(self.sandbox.verify_many(jobs), 1):
+                now = time.perf_counter()
+                if self.log is not None and now - shown >= self.every_s and n < len(jobs):
+                    self.log(f"  sandbox: {n}/{len(jobs)} candidates verified ({now - t0:.0f}s)")
+                    shown = now
                 self.cache[keys[j]] = verdict
                 for i in todo[keys[j]]:
                     out[i] = verdict
@@ -78,6 +87,8 @@ class CompactPolicy:
 
     def generate(self, prompts: list[list[dict]], params: SamplingParams) -> list[Generation]:
         t0 = time.perf_counter()
+        if params.seed is not None:  # the trainer seeds every generate call (resumable, thread-order free)
+            torch.manual_seed(params.seed)
         gens = self.policy.generate([m[-1]["content"] for m in prompts], temperature=params.temperature,
                                     max_new_tokens=params.max_new_tokens)
         self.spend.generate_s += time.perf_counter() - t0

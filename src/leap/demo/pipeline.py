@@ -1,7 +1,8 @@
 """The demo pipeline: tasks -> verified SFT pairs -> tiny policy (SFT) -> eval -> LEAP RL -> eval.
 
-SFT is a short supervised loop here; RL updates go through the trainer's `train_on_groups` (credits,
-tournament / scalar advantages, token batches and the clipped loss from `leap.algorithms`).
+SFT is a short supervised loop over the trainer's `sft_step`; RL is the trainer's own loop
+(`leap.trainer.loop.train`) with the tiny policy, the demo's tasks/prompts and the sandbox verifier
+injected; ablation variants are the YAML overlays of `leap.trainer.config.variant_overlay`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from types import SimpleNamespace
 
 import torch
 
-from leap.algorithms.config import CreditConfig, DCPConfig, RewardConfig
-from leap.algorithms.dcp import DCPStats, dcp_step_stats
+from leap.algorithms.config import DCPConfig
 from leap.demo.episodes import Verifier, acc_at_turns, run_groups
 from leap.demo.family import compact_spec, make_task, perturb, solution, split_chains
 from leap.demo.policy import (
@@ -32,7 +32,7 @@ from leap.demo.policy import (
 )
 from leap.durable import atomic_write_jsonl, atomic_write_text
 
-VARIANTS = ("leap", "single_turn", "multi_turn_no_pruning", "scalar_reward")
+VARIANTS = ("leap", "single_turn", "multiturn_no_pruning", "grpo_scalar_reward")  # = leap.trainer.config.VARIANTS
 
 
 @dataclass
@@ -70,19 +70,6 @@ def quick_config(seed: int = 0) -> DemoConfig:
                       rl_steps=2, tasks_per_step=4, group_size=4)
 
 
-def variant_settings(variant: str, max_turns: int) -> tuple[int, DCPConfig, RewardConfig, CreditConfig]:
-    """(max_turns, DCP, reward, credit) of an ablation variant."""
-    if variant == "leap":
-        return max_turns, DCPConfig(), RewardConfig(), CreditConfig()
-    if variant == "single_turn":
-        return 1, DCPConfig(), RewardConfig(kind="scalar"), CreditConfig()
-    if variant == "multi_turn_no_pruning":
-        return max_turns, DCPConfig(enabled=False), RewardConfig(), CreditConfig()
-    if variant == "scalar_reward":
-        return max_turns, DCPConfig(), RewardConfig(kind="scalar"), CreditConfig()
-    raise ValueError(f"variant: expected one of {', '.join(VARIANTS)}, got {variant!r}")
-
-
 def _status_counts(verdicts) -> dict[str, int]:
     out: dict[str, int] = {}
     for v in verdicts:
@@ -93,6 +80,8 @@ def _status_counts(verdicts) -> dict[str, int]:
 def solvable(chains, verifier: Verifier) -> list:
     """Held-out chains whose template solution passes the sandbox (a few fail on rescaled inputs)."""
     tasks = [make_task(c, "eval") for c in chains]
+    if verifier.log:
+        verifier.log(f"held-out tasks: verifying the template solutions of {len(chains)} candidates")
     verdicts = verifier.verify([(t, solution(c)) for t, c in zip(tasks, chains, strict=True)])
     return [c for c, v in zip(chains, verdicts, strict=True) if v.correct]
 
@@ -100,6 +89,7 @@ def solvable(chains, verifier: Verifier) -> list:
 def build_sft_data(cfg: DemoConfig, train_chains, verifier: Verifier, log: Callable[[str], None]):
     """Verified (prompt, answer) pairs: template solutions, plus repair turns from wrong attempts."""
     tasks = [make_task(c, "train") for c in train_chains]
+    log(f"SFT data: verifying {len(tasks)} template solutions in the sandbox")
     verdicts = verifier.verify([(t, solution(c)) for t, c in zip(tasks, train_chains, strict=True)])
     rows = []
     for t, c, v in zip(tasks, train_chains, verdicts, strict=True):
@@ -158,10 +148,11 @@ def train_sft(policy: TinyPolicy, rows, cfg: DemoConfig, log: Callable[[str], No
     opt = torch.optim.AdamW(policy.model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
     rng = random.Random(cfg.seed + 2)
     losses = []
-    t0 = time.perf_counter()
+    t0 = shown = time.perf_counter()
     for step in range(1, cfg.sft_steps + 1):
         losses.append(sft_update(pm, rng.sample(data, min(cfg.sft_batch, len(data))), opt, cfg.device))
-        if step % 100 == 0 or step == cfg.sft_steps:
+        if step == cfg.sft_steps or time.perf_counter() - shown >= 10:
+            shown = time.perf_counter()
             log(f"SFT step {step}/{cfg.sft_steps} loss {sum(losses[-50:]) / len(losses[-50:]):.4f} "
                 f"({time.perf_counter() - t0:.0f}s)")
     return losses
@@ -171,6 +162,7 @@ def evaluate(policy: TinyPolicy, chains, verifier: Verifier, cfg: DemoConfig, la
              log: Callable[[str], None]) -> dict:
     """Held-out Acc@turn 1..max_turns: ``eval_samples`` samples per task, every failure gets feedback turns."""
     tasks = [make_task(c, "eval") for c in chains]
+    log(f"eval [{label}]: {len(chains)} held-out tasks x {cfg.eval_samples} samples, up to {cfg.max_turns} turns")
     before = verifier.spend.requested
     groups = run_groups(policy, tasks, [compact_spec(c) for c in chains], verifier,
                         group_size=cfg.eval_samples, max_turns=cfg.max_turns,
@@ -193,70 +185,55 @@ def evaluate(policy: TinyPolicy, chains, verifier: Verifier, cfg: DemoConfig, la
     return res
 
 
-def _trainer_config(cfg: DemoConfig, max_turns: int, dcp, reward, credit):
-    from leap.trainer.config import (
-        ModelConfig,
-        OptimConfig,
-        RolloutConfig,
-        SamplingConfig,
-        TinyModelConfig,
-        TrainConfig,
-    )
+def trainer_config(cfg: DemoConfig, out: Path | None = None):
+    """The demo's RL run as a `TrainConfig`: its base, with the ablation variant's YAML overlay on top."""
+    from leap.trainer.config import merge, validate, variant_overlay
 
-    return TrainConfig(model=ModelConfig(tiny=TinyModelConfig(), finetune="full"),
-                       rollout=RolloutConfig(group_size=cfg.group_size, tasks_per_step=cfg.tasks_per_step,
-                                             max_turns=max_turns,
-                                             sampling=SamplingConfig(temperature=cfg.temperature,
-                                                                     max_new_tokens=cfg.max_new_tokens)),
-                       dcp=dcp, reward=reward, credit=credit,
-                       optim=OptimConfig(lr=cfg.rl_lr, micro_batch_size=cfg.rl_minibatch or 64,
-                                         grad_accumulation=1 if cfg.rl_minibatch else 0,
-                                         passes_per_batch=cfg.rl_passes), steps=cfg.rl_steps,
-                       seed=cfg.seed, device="cpu" if cfg.device == "cpu" else "cuda")
+    base = {"model": {"tiny": {}, "finetune": "full"}, "steps": cfg.rl_steps, "seed": cfg.seed,
+            "device": "cpu" if cfg.device == "cpu" else "cuda", "run_name": f"demo_{cfg.variant}",
+            "output_dir": str((out or Path("runs/demo")) / f"rl_{cfg.variant}"),
+            "rollout": {"group_size": cfg.group_size, "tasks_per_step": cfg.tasks_per_step,
+                        "max_turns": cfg.max_turns,
+                        "sampling": {"temperature": cfg.temperature, "max_new_tokens": cfg.max_new_tokens}},
+            "optim": {"lr": cfg.rl_lr, "micro_batch_size": cfg.rl_minibatch or 64,
+                      "grad_accumulation": 1 if cfg.rl_minibatch else 0, "passes_per_batch": cfg.rl_passes},
+            "checkpoint": {"every": 0, "keep_last": 1},
+            "logging": {"progress": False, "status_line": False, "rollouts": False}}
+    return validate(merge(base, variant_overlay(cfg.variant)), f"demo variant {cfg.variant}")
 
 
 def train_rl(policy: TinyPolicy, rl_chains, verifier: Verifier, cfg: DemoConfig,
-             log: Callable[[str], None]) -> list[dict]:
-    """LEAP RL (or an ablation variant): rollouts with DCP, then the trainer's update on the groups."""
-    from leap.trainer.optim import build_optimizer, build_scheduler
-    from leap.trainer.step import train_on_groups
+             log: Callable[[str], None], out: Path | None = None) -> list[dict]:
+    """LEAP RL (or an ablation variant) through the trainer's own loop, `leap.trainer.loop.train`, with
+    the tiny policy, the demo's tasks and prompts and the caching sandbox verifier injected."""
+    from leap.demo.episodes import CompactPolicy, compact_prompt_fn
+    from leap.trainer.loop import train
 
-    max_turns, dcp, reward, credit = variant_settings(cfg.variant, cfg.max_turns)
-    tcfg = _trainer_config(cfg, max_turns, dcp, reward, credit)
-    pm = policy_model(policy)
-    opt = build_optimizer(pm.trainable_parameters(), tcfg.optim)
-    sched = build_scheduler(opt, tcfg.optim, cfg.rl_steps)
-    rng = random.Random(cfg.seed + 3)
-    pool = list(rl_chains)
-    rows, total = [], DCPStats()
-    for step in range(1, cfg.rl_steps + 1):
-        t0 = time.perf_counter()
-        spend0 = (verifier.spend.requested, verifier.spend.executed, verifier.spend.generate_s,
-                  verifier.spend.sandbox_s)
-        chains = rng.sample(pool, cfg.tasks_per_step)
-        tasks = [make_task(c, "train") for c in chains]
-        groups = run_groups(policy, tasks, [compact_spec(c) for c in chains], verifier,
-                            group_size=cfg.group_size, max_turns=max_turns, dcp=dcp,
-                            temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
-        stats = dcp_step_stats(groups, max_turns, dcp)
-        total += stats
-        t1 = time.perf_counter()
-        m = train_on_groups(pm, opt, sched, groups, tcfg, policy.model.device)
-        trajs = [tr for g in groups for tr in g.trajectories]
-        row = {"step": step, "reward": sum(tr.solved for tr in trajs) / len(trajs),
-               "acc_at_turn": acc_at_turns(groups, max_turns),
-               "groups": len(groups), "groups_expanded": stats.groups_expanded,
-               "evals_spent": stats.evals_spent, "evals_all_expanded": stats.evals_all,
-               "evals_saved": stats.evals_saved,
-               "evals_executed": verifier.spend.executed - spend0[1],
-               "generate_s": verifier.spend.generate_s - spend0[2],
-               "sandbox_s": verifier.spend.sandbox_s - spend0[3], "train_s": time.perf_counter() - t1,
-               "step_s": time.perf_counter() - t0, "loss": m.get("loss"), "grad_norm": m.get("grad_norm"),
-               "entropy": m.get("entropy"), "train_samples": m.get("train_samples")}
+    tcfg = trainer_config(cfg, out)
+    tasks = [make_task(c, "train") for c in rl_chains]
+    specs = {t.name: compact_spec(c) for t, c in zip(tasks, rl_chains, strict=True)}
+    rows: list[dict] = []
+    spend = verifier.spend
+    last = [spend.executed, spend.generate_s, spend.sandbox_s]
+
+    def on_step(step: int, m: dict, groups) -> None:
+        k = tcfg.rollout.max_turns
+        row = {"step": step, "solved": m.get(f"acc/turn{k}", 0.0),
+               "reward_mean": m.get("reward/mean"), "acc_at_turn": [m.get(f"acc/turn{t}", 0.0) for t in range(1, k + 1)],
+               "groups": len(groups), "groups_expanded": m["dcp/groups_expanded"],
+               "evals_spent": m["dcp/evals_spent"], "evals_all_expanded": m["dcp/evals_all"],
+               "evals_saved": m["dcp/evals_saved"], "evals_executed": spend.executed - last[0],
+               "generate_s": spend.generate_s - last[1], "sandbox_s": spend.sandbox_s - last[2],
+               "train_s": m["time/train"], "step_s": m["time/step"], "loss": m.get("loss"),
+               "grad_norm": m.get("grad_norm"), "entropy": m.get("entropy"), "train_samples": m.get("train_samples")}
+        last[:] = [spend.executed, spend.generate_s, spend.sandbox_s]
         rows.append(row)
-        log(f"RL step {step}/{cfg.rl_steps} [{cfg.variant}] solved {row['reward']:.3f} "
-            f"acc@1 {row['acc_at_turn'][0]:.3f} expanded {stats.groups_expanded}/{len(groups)} "
-            f"evals {stats.evals_spent} (all-expanded {stats.evals_all}) {row['step_s']:.0f}s")
+        log(f"RL step {step}/{cfg.rl_steps} [{cfg.variant}] solved {row['solved']:.3f} "
+            f"acc@1 {row['acc_at_turn'][0]:.3f} expanded {row['groups_expanded']}/{len(groups)} "
+            f"evals {row['evals_spent']} (all-expanded {row['evals_all_expanded']}) {row['step_s']:.0f}s")
+
+    train(tcfg, verifier=verifier.verify, policy=policy_model(policy), tasks=tasks,
+          sampler=CompactPolicy(policy, spend), prompt_fn=compact_prompt_fn(specs), on_step=on_step)
     return rows
 
 
@@ -312,11 +289,13 @@ def run_demo(cfg: DemoConfig, out: str | Path, sandbox, log: Callable[[str], Non
     """Run the whole demo into ``out``; returns the summary (also written to ``summary.json``)."""
     out = Path(out)
     t_start = time.perf_counter()
-    verifier = Verifier(sandbox)
+    verifier = Verifier(sandbox, log=log)
     prep = prepare(cfg, out, verifier, log)
     torch.manual_seed(cfg.seed + 10)
     t_rl = time.perf_counter()
-    rl_rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log)
+    log(f"LEAP RL [{cfg.variant}]: {cfg.rl_steps} steps x {cfg.tasks_per_step} tasks x G={cfg.group_size} "
+        "through leap.trainer.loop.train")
+    rl_rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log, out)
     t_rl = time.perf_counter() - t_rl
     ev_rl = evaluate(prep.policy, prep.held, verifier, cfg, "after RL", log)
     prep.policy.save(out / "policy_rl")

@@ -289,8 +289,38 @@ def apply_overrides(data: dict, overrides: list[str], where: str) -> dict:
     return data
 
 
-def load_config(path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config, apply CLI overrides and validate; raises `ConfigError` (one line)."""
+VARIANTS_DIR = Path(__file__).with_name("variants")
+VARIANTS = ("leap", "single_turn", "multiturn_no_pruning", "grpo_scalar_reward")
+
+
+def variant_overlay(name: str) -> dict:
+    """The ablation variant ``name`` as a YAML overlay (``leap/trainer/variants/<name>.yaml``): the keys
+    it changes on top of a base config. One definition for `leap demo`, bench/ablation.py and configs/."""
+    if name not in VARIANTS:
+        raise ConfigError(f"variant: expected one of {', '.join(VARIANTS)}, got {name!r}")
+    return yaml.safe_load((VARIANTS_DIR / f"{name}.yaml").read_text()) or {}
+
+
+def merge(base: dict, overlay: dict) -> dict:
+    """``base`` with ``overlay`` merged in, sections recursively (a new dict; inputs untouched)."""
+    out = dict(base)
+    for k, v in overlay.items():
+        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def validate(data: dict, where: str = "<config>") -> TrainConfig:
+    """A raw config dict as a `TrainConfig`; raises `ConfigError` (one line)."""
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise _one_line(where, exc) from None
+
+
+def load_config(path: str | Path | None, overrides: list[str] | None = None,
+                variant: str | None = None) -> TrainConfig:
+    """Read a YAML config, apply an ablation ``variant`` overlay and the CLI overrides, and validate;
+    raises `ConfigError` (one line)."""
     where = str(path) if path else "<overrides>"
     data: Any = {}
     if path is not None:
@@ -305,14 +335,13 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None) -> 
             raise ConfigError(f"{where}:{line} not valid YAML") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{where}: expected a mapping of sections at the top level")
+    if variant:
+        data = merge(data, variant_overlay(variant))
     data = apply_overrides(data, list(overrides or []), where)
     if "model" not in data:
         raise ConfigError(f"{where}: no model section: give --config FILE (see configs/) or model.path=DIR "
                           "(`leap train --print-config` lists every key)")
-    try:
-        return TrainConfig.model_validate(data)
-    except ValidationError as exc:
-        raise _one_line(where, exc) from None
+    return validate(data, where)
 
 
 def dump_config(cfg: TrainConfig) -> str:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from leap.algorithms.dcp import DCPStats, dcp_step_stats
+from leap.rollout.episode import PromptFn
+from leap.rollout.policies.base import Policy
 from leap.tasks.task import Task, TaskError, iter_task_source
 from leap.trainer.checkpoint import (
     StopFlag,
@@ -30,7 +33,7 @@ from leap.trainer.config import ConfigError, RolloutConfig, TrainConfig, dump_co
 from leap.trainer.distributed import Dist
 from leap.trainer.logging import MetricsLogger, Progress
 from leap.trainer.metrics import rollout_metrics
-from leap.trainer.model import load_policy, resolve_device
+from leap.trainer.model import PolicyModel, load_policy, resolve_device
 from leap.trainer.optim import build_optimizer, build_scheduler
 from leap.trainer.step import train_on_groups
 
@@ -99,10 +102,16 @@ def _report_samples(cfg: TrainConfig, step: int, groups, timing: dict) -> None:
 
 
 def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None = None,
-          verifier=None) -> dict:
+          verifier=None, policy: PolicyModel | None = None, tasks: list[Task] | None = None,
+          sampler: Policy | None = None, prompt_fn: PromptFn | None = None,
+          on_step: Callable[[int, dict, list], None] | None = None) -> dict:
     """Run ``cfg.steps`` RL steps (from a checkpoint if ``resume``); returns a summary of the last step.
 
-    ``verifier`` replaces the sandbox (tests only: a rule-based reward over the generated text).
+    Injected parts (the demo uses them; each defaults to what ``cfg`` describes):
+    ``verifier`` replaces the sandbox (``pairs -> verdicts``); ``policy`` the trained `PolicyModel`
+    (else `load_policy(cfg.model)`); ``tasks`` the training tasks (else ``rollout.tasks``);
+    ``sampler`` the rollout policy that generates (else HF generate over ``policy``); ``prompt_fn`` the
+    context builder (else the rollout package's prompts); ``on_step(step, metrics, groups)`` sees every step.
     """
     from leap.trainer.rollouts import Rollouts
 
@@ -110,12 +119,13 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
     dist = Dist(cfg.device)
     seed_everything(cfg.seed + dist.rank)
     device = dist.device(resolve_device(cfg.device))
-    policy = load_policy(cfg.model, device, keep_reference=cfg.loss.kl_coef > 0)
+    if policy is None:
+        policy = load_policy(cfg.model, device, keep_reference=cfg.loss.kl_coef > 0)
     params = policy.trainable_parameters()
     optimizer = build_optimizer(params, cfg.optim)
     scheduler = build_scheduler(optimizer, cfg.optim, cfg.steps)
-    sampler = TaskSampler(load_tasks(cfg.rollout), cfg.rollout.tasks_per_step, cfg.seed,
-                          shard=dist.rank, n_shards=dist.world)
+    data = TaskSampler(tasks if tasks is not None else load_tasks(cfg.rollout), cfg.rollout.tasks_per_step,
+                       cfg.seed, shard=dist.rank, n_shards=dist.world)
     dcp_total, step = DCPStats(), 0
     resume = resume_or_fresh(resume)
     if resume:
@@ -134,7 +144,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
         # RNG states are per process; rank 0's are saved (other ranks re-derive from the seed + rank)
         if dist.is_main:
             save_checkpoint(ckpt_dir, step, policy=policy, optimizer=optimizer, scheduler=scheduler,
-                            state={"data_pos": sampler.position(step), "dcp": dcp_total.as_dict(),
+                            state={"data_pos": data.position(step), "dcp": dcp_total.as_dict(),
                                    "last_metrics": metrics, "world_size": dist.world},
                             config_yaml=dump_config(cfg), keep_last=cfg.checkpoint.keep_last)
         dist.barrier()
@@ -143,10 +153,10 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
         return dist.any(stop.requested, device)
 
     try:
-        with Rollouts(policy, cfg, verifier=verifier) as rollouts:
+        with Rollouts(policy, cfg, verifier=verifier, sampler=sampler, prompt_fn=prompt_fn) as rollouts:
             while step < cfg.steps and not stopping():
                 t0 = time.perf_counter()
-                groups, timing = rollouts.collect(sampler.tasks_for_step(step))
+                groups, timing = rollouts.collect(data.tasks_for_step(step))
                 dcp = dcp_step_stats(groups, cfg.rollout.max_turns, cfg.dcp)
                 dcp_total += dcp
                 t1 = time.perf_counter()
@@ -166,6 +176,8 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
                 if dist.is_main:
                     _report_samples(cfg, step, groups, {**timing, "train": t2 - t1})
                 bar.update(metrics)
+                if on_step is not None:
+                    on_step(step, metrics, groups)
                 if (cfg.checkpoint.every and step % cfg.checkpoint.every == 0) or stopping():
                     checkpoint()
         if step != saved_at:  # the end of the run (a stop signal already saved above)

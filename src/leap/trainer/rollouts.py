@@ -25,8 +25,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-from leap.rollout.episode import EpisodeConfig, Verifier, dcp_continue, run_episodes, sandbox_verifier
-from leap.rollout.policies.base import SamplingParams
+from leap.rollout.episode import (
+    EpisodeConfig,
+    PromptFn,
+    Verifier,
+    dcp_continue,
+    run_episodes,
+    sandbox_verifier,
+)
+from leap.rollout.policies.base import Policy, SamplingParams
 from leap.rollout.policies.hf import HFPolicy
 from leap.rollout.records import Group
 from leap.tasks.task import Task
@@ -60,12 +67,14 @@ class Rollouts:
     """Samples one step's groups. ``verifier``: None = a warm sandbox pool held for the run; or any
     `leap.rollout.episode.Verifier` (``pairs -> verdicts``), e.g. a rule-based reward in tests."""
 
-    def __init__(self, policy: PolicyModel, cfg: TrainConfig, verifier: Verifier | None = None):
-        self.policy, self.cfg, self.verifier = policy, cfg, verifier
+    def __init__(self, policy: PolicyModel, cfg: TrainConfig, verifier: Verifier | None = None, *,
+                 sampler: Policy | None = None, prompt_fn: PromptFn | None = None):
+        self.policy, self.cfg, self.verifier, self.prompt_fn = policy, cfg, verifier, prompt_fn
         self.sandbox = None
         r = cfg.rollout
-        self.hf = HFPolicy(policy.model, policy.tokenizer, batch_size=r.generation_batch_size or 4096,
-                           cache=r.kv_cache)
+        # ``sampler``: another rollout policy over the same weights (e.g. the demo's tiny policy)
+        self.hf = sampler or HFPolicy(policy.model, policy.tokenizer, batch_size=r.generation_batch_size or 4096,
+                                      cache=r.kv_cache)
         self._gen_lock = threading.Lock()
 
     def __enter__(self) -> Rollouts:
@@ -100,7 +109,8 @@ class Rollouts:
         # the runner bounds contexts in characters; ~3 characters per token for code and prose
         chars = CHARS_PER_TOKEN * (r.max_context_tokens - s.max_new_tokens)
         episode = EpisodeConfig(max_turns=r.max_turns, backend=r.kernel_backend, params=params,
-                                context_budget=chars, keep_solved=self.cfg.dcp.keep_solved)
+                                context_budget=chars, keep_solved=self.cfg.dcp.keep_solved,
+                                prompt_fn=self.prompt_fn)
         hook = dcp_continue(r.max_turns, self.cfg.dcp)
         clock = {"generate": 0.0, "sandbox": 0.0}
         clock_lock = threading.Lock()
