@@ -16,10 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-VARIANTS = ("leap", "single_turn", "multi_turn_no_pruning", "scalar_reward")
-LABEL = {"leap": "LEAP (tournament + DCP, 3 turns)", "single_turn": "single-turn GRPO (scalar, 1 turn)",
-         "multi_turn_no_pruning": "multi-turn, no pruning (tournament)",
-         "scalar_reward": "scalar reward + DCP (3 turns)"}
+# the variants are the YAML overlays of src/leap/trainer/variants/ (the same as configs/ and `leap demo`)
+VARIANTS = ("leap", "single_turn", "multiturn_no_pruning", "grpo_scalar_reward")
+LABEL = {"leap": "LEAP (tournament + DCP, 3 turns)", "single_turn": "single-turn (tournament, 1 turn)",
+         "multiturn_no_pruning": "multi-turn, no pruning (tournament)",
+         "grpo_scalar_reward": "Kevin-style scalar reward, no pruning (3 turns)"}
 
 
 def run(args) -> dict:
@@ -52,7 +53,8 @@ def run(args) -> dict:
                 cfg.variant = variant
                 torch.manual_seed(seed + 10)
                 t0 = time.perf_counter()
-                rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log=print)
+                rows = train_rl(prep.policy, prep.rl_chains, verifier, cfg, log=print,
+                                out=Path(args.out) / f"seed{seed}")
                 wall = time.perf_counter() - t0
                 ev = evaluate(prep.policy, prep.held, verifier, cfg, f"{variant} after RL", log=print)
                 per[variant] = {"rl": rows, "eval": ev, "rl_seconds": wall}
@@ -241,17 +243,17 @@ def section(results: dict, docs: Path, title: str, cmd: str, prefix: str = "abla
                   for v in variants]
         lines.append(f"| {seed} | " + " | ".join(cells) + " |")
     lines += ["", *[f"![{n}]({n})" for n in names], "", "Claims checked:", ""]
-    if "leap" in agg and "multi_turn_no_pruning" in agg:
-        e_l, e_n = statistics.mean(agg["leap"]["evals_step"]), statistics.mean(agg["multi_turn_no_pruning"]["evals_step"])
+    if "leap" in agg and "multiturn_no_pruning" in agg:
+        e_l, e_n = statistics.mean(agg["leap"]["evals_step"]), statistics.mean(agg["multiturn_no_pruning"]["evals_step"])
         cut = 1 - e_l / e_n if e_n else 0.0
-        d3 = statistics.mean(agg["leap"]["acc3"]) - statistics.mean(agg["multi_turn_no_pruning"]["acc3"])
+        d3 = statistics.mean(agg["leap"]["acc3"]) - statistics.mean(agg["multiturn_no_pruning"]["acc3"])
         ok = cut >= 0.40 and d3 >= 0
         lines.append(f"- **DCP vs unpruned multi-turn** (target: ≥ 40% fewer sandbox evaluations per step at "
                      f"equal or better final Acc@turn3): {cut:.0%} fewer evaluations per step "
                      f"({e_l:.1f} vs {e_n:.1f}); final Acc@turn3 difference {d3:+.3f}. "
                      f"{'Holds here.' if ok else 'Does NOT hold here.'}")
-    if "leap" in agg and "scalar_reward" in agg:
-        d1 = statistics.mean(agg["leap"]["acc1"]) - statistics.mean(agg["scalar_reward"]["acc1"])
+    if "leap" in agg and "grpo_scalar_reward" in agg:
+        d1 = statistics.mean(agg["leap"]["acc1"]) - statistics.mean(agg["grpo_scalar_reward"]["acc1"])
         lines.append(f"- **Rank-based vs scalar reward** (claim: better first-turn proficiency): held-out "
                      f"Acc@turn1 difference {d1:+.3f} (tournament minus scalar). "
                      + ("Consistent with the claim." if d1 >= NOISE else

@@ -152,12 +152,12 @@ def test_real_sandbox_verdicts_feed_a_training_step(tiny_path, tmp_path):
 
 
 def test_tiny_model_from_config_trains_and_every_lora_parameter_moves(tmp_path, fenced):
-    """configs/leap_tiny_cpu.yaml as shipped (tiny model built from its `model.tiny` section, real
+    """configs/smoke_tiny_random.yaml as shipped (tiny model built from its `model.tiny` section, real
     prompts), with the rule-based reward so that advantages are non-zero."""
     from leap.trainer.checkpoint import seed_everything
     from leap.trainer.model import load_policy
 
-    cfg = load_config(ROOT / "configs" / "leap_tiny_cpu.yaml", [
+    cfg = load_config(ROOT / "configs" / "smoke_tiny_random.yaml", [
         "steps=3", "rollout.sampling.max_new_tokens=12", "optim.lr=1e-2", f"logging.dir={tmp_path}/log",
         "logging.progress=false", f"checkpoint.dir={tmp_path}/ck"])
     seed_everything(cfg.seed)
@@ -177,7 +177,7 @@ def test_cli_train_with_real_sandbox_writes_metrics_and_checkpoint(tmp_path):
 
     from leap.cli.main import app
 
-    args = ["train", "--config", str(ROOT / "configs" / "leap_tiny_cpu.yaml"), "steps=1",
+    args = ["train", "--config", str(ROOT / "configs" / "smoke_tiny_random.yaml"), "steps=1",
             "rollout.max_turns=2", "rollout.sampling.max_new_tokens=8", f"logging.dir={tmp_path}/log",
             "logging.progress=false", f"checkpoint.dir={tmp_path}/ck"]
     result = CliRunner().invoke(app, args)
@@ -185,6 +185,6 @@ def test_cli_train_with_real_sandbox_writes_metrics_and_checkpoint(tmp_path):
     rows = read_metrics(tmp_path / "log" / "metrics.jsonl")
     assert len(rows) == 1 and rows[0]["groups"] == 2 and "time/generate" in rows[0]
     assert (tmp_path / "ck" / "step-1" / "trainable.pt").is_file()
-    bad = CliRunner().invoke(app, ["train", "--config", str(ROOT / "configs" / "leap_tiny_cpu.yaml"),
+    bad = CliRunner().invoke(app, ["train", "--config", str(ROOT / "configs" / "smoke_tiny_random.yaml"),
                                    "optim.lr=fast"])
-    assert bad.exit_code == 2 and "leap_tiny_cpu.yaml: optim.lr" in bad.output
+    assert bad.exit_code == 2 and "smoke_tiny_random.yaml: optim.lr" in bad.output

@@ -9,7 +9,8 @@ from leap.trainer.config import ConfigError, TrainConfig, dump_config, load_conf
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-@pytest.mark.parametrize("name", ["leap_tiny_cpu", "qwen05b_h200", "qwen7b_8gpu", "grpo_scalar_reward",
+@pytest.mark.parametrize("name", ["leap_tiny_cpu", "smoke_tiny_random", "qwen05b_h200", "qwen7b_8gpu",
+                                  "grpo_scalar_reward",
                                   "multiturn_no_pruning", "single_turn"])
 def test_shipped_configs_load(name):
     cfg = load_config(CONFIGS / f"{name}.yaml")
@@ -29,7 +30,7 @@ def test_baselines_differ_from_leap_where_they_should():
 
 
 def test_overrides_are_typed_by_the_schema():
-    cfg = load_config(CONFIGS / "leap_tiny_cpu.yaml",
+    cfg = load_config(CONFIGS / "smoke_tiny_random.yaml",
                       ["optim.lr=3e-4", "rollout.group_size=6", "dcp.enabled=false",
                        "model.lora.targets=[q_proj, v_proj]", "rollout.sampling.temperature=0.5"])
     assert cfg.optim.lr == pytest.approx(3e-4) and isinstance(cfg.optim.lr, float)
@@ -59,7 +60,7 @@ def test_dump_round_trips(tmp_path):
     ("nonsense", "nonsense", "key.sub=value"),
 ])
 def test_bad_keys_give_one_line_naming_file_key_and_expectation(override, key, expected):
-    path = CONFIGS / "leap_tiny_cpu.yaml"
+    path = CONFIGS / "smoke_tiny_random.yaml"
     with pytest.raises(ConfigError) as info:
         load_config(path, [override])
     msg = str(info.value)
@@ -73,7 +74,7 @@ def test_bad_yaml_file(tmp_path):
     with pytest.raises(ConfigError, match=r"bad\.yaml.*line \d+ not valid YAML"):
         load_config(f)
     f.write_text("model:\n  path: x\n  tiny: {}\n")
-    with pytest.raises(ConfigError, match="exactly one of model.path or model.tiny"):
+    with pytest.raises(ConfigError, match="exactly one of model.path, model.tiny or model.demo"):
         load_config(f)
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(tmp_path / "missing.yaml")
@@ -123,3 +124,35 @@ def test_one_strict_base_for_every_section():
     assert len(found) >= 10
     for cls in found - {__import__("leap.sandbox.config", fromlist=["Tolerance"]).Tolerance}:
         assert issubclass(cls, StrictConfig) or cls.model_config.get("extra") == "forbid", cls
+
+
+@pytest.mark.parametrize("variant", ["single_turn", "multiturn_no_pruning", "grpo_scalar_reward"])
+def test_baseline_configs_are_the_base_plus_the_variant_overlay(variant):
+    """configs/<variant>.yaml = configs/qwen05b_h200.yaml + src/leap/trainer/variants/<variant>.yaml
+    (the overlay `leap demo --variant` and bench/ablation.py use), apart from names and folders."""
+    shipped = load_config(CONFIGS / f"{variant}.yaml")
+    overlaid = load_config(CONFIGS / "qwen05b_h200.yaml", variant=variant)
+    ignore = {"run_name", "output_dir", "checkpoint", "logging"}
+    assert shipped.model_dump(exclude=ignore) == overlaid.model_dump(exclude=ignore)
+    assert overlaid != load_config(CONFIGS / "qwen05b_h200.yaml")
+
+
+def test_demo_variants_use_the_same_overlays():
+    from leap.demo.pipeline import VARIANTS, DemoConfig, trainer_config
+    from leap.trainer.config import VARIANTS as TRAIN_VARIANTS
+
+    assert VARIANTS == TRAIN_VARIANTS
+    single = trainer_config(DemoConfig(variant="single_turn"))
+    scalar = trainer_config(DemoConfig(variant="grpo_scalar_reward"))
+    leap = trainer_config(DemoConfig(variant="leap"))
+    assert single.rollout.max_turns == 1 and single.reward.kind == "tournament"
+    assert scalar.reward.kind == "scalar" and not scalar.dcp.enabled and scalar.credit.kind == "kevin"
+    assert leap.dcp.enabled and leap.rollout.max_turns == 3
+    with pytest.raises(ConfigError, match="variant: expected one of"):
+        load_config(CONFIGS / "qwen05b_h200.yaml", variant="scalar_reward")
+
+
+def test_tiny_cpu_config_trains_the_demo_policy():
+    cfg = load_config(CONFIGS / "leap_tiny_cpu.yaml")
+    assert cfg.model.demo is not None and cfg.model.demo.build_if_missing
+    assert cfg.checkpoint.dir == "runs/leap_tiny_cpu/checkpoints" and cfg.logging.dir == "runs/leap_tiny_cpu"

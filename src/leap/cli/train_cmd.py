@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
@@ -37,8 +38,16 @@ def register(app: typer.Typer) -> None:
         quiet_known_warnings()
         try:
             cfg = load_config(config, overrides or [], variant=variant)
+            parts, tiny = {}, None
+            if cfg.model.demo is not None:
+                from leap.demo.trainer_parts import demo_parts
+
+                parts, tiny = demo_parts(cfg, log=lambda m: typer.echo(m, err=True))
             with StopFlag() as stop:
-                summary = run_train(cfg, resume=resume, stop=stop)
+                summary = run_train(cfg, resume=resume, stop=stop, **parts)
+            if tiny is not None:  # a policy folder `leap eval` can load
+                tiny.save(Path(cfg.output_dir) / "policy")
+                summary["policy"] = str(Path(cfg.output_dir) / "policy")
         except (ConfigError, ValueError) as exc:
             fail(str(exc))
         from leap.trainer.metrics import json_safe

@@ -116,9 +116,7 @@ def run_groups(policy: TinyPolicy, tasks: Sequence[Task], specs: Sequence[str], 
 
 
 def acc_at_turns(groups: Sequence[Group], max_turns: int) -> list[float]:
-    """Acc@turn k (k = 1..max_turns): fraction of trajectories solved by turn k."""
-    trajs = [tr for g in groups for tr in g.trajectories]
-    if not trajs:
-        return [0.0] * max_turns
-    return [sum(1 for tr in trajs if tr.solved_turn is not None and tr.solved_turn <= k) / len(trajs)
-            for k in range(1, max_turns + 1)]
+    """Acc@turn k (k = 1..max_turns) of rollout groups: `leap.evaluation.metrics.acc_at_turn`."""
+    from leap.evaluation.metrics import acc_at_turn, results_from_groups
+
+    return acc_at_turn(results_from_groups(groups), max_turns)

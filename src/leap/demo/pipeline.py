@@ -31,6 +31,7 @@ from leap.demo.policy import (
     train_tokenizer,
 )
 from leap.durable import atomic_write_jsonl, atomic_write_text
+from leap.evaluation.metrics import results_from_groups, status_counts, turns_per_success
 
 VARIANTS = ("leap", "single_turn", "multiturn_no_pruning", "grpo_scalar_reward")  # = leap.trainer.config.VARIANTS
 
@@ -173,9 +174,9 @@ def evaluate(policy: TinyPolicy, chains, verifier: Verifier, cfg: DemoConfig, la
     by_len: dict[int, list[float]] = {}
     for c, g in zip(chains, groups, strict=True):
         by_len.setdefault(len(c), []).extend(float(tr.turns[0].solved) for tr in g.trajectories)
-    solved = [tr.solved_turn for g in groups for tr in g.trajectories if tr.solved_turn is not None]
-    res = {"label": label, "acc_at_turn": acc,
-           "turns_per_success": sum(solved) / len(solved) if solved else None, "tasks": len(chains), "samples_per_task": cfg.eval_samples,
+    results = results_from_groups(groups)
+    res = {"label": label, "acc_at_turn": acc, "turns_per_success": turns_per_success(results),
+           "status_by_turn": status_counts(results, cfg.max_turns), "tasks": len(chains), "samples_per_task": cfg.eval_samples,
            "tasks_solved_turn1_any": solved_any,
            "acc1_by_chain_length": {k: sum(v) / len(v) for k, v in sorted(by_len.items())},
            "sandbox_evals": verifier.spend.requested - before}

@@ -1,8 +1,13 @@
 """Evaluation measures (DESIGN.md §6) as pure functions.
 
+The one home of Acc@turn, turns per success and status counts, used by `leap eval`, the trainer's
+per-step metrics (`leap.trainer.metrics`) and the demo (`results_from_groups` turns rollout groups
+into the same input).
+
 Input everywhere: ``results: dict[task, list[list[Verdict]]]`` — per task, per sample, the verdicts of
-its turns in order. Per-task values are averaged over that task's samples, then over tasks, so a task
-with more samples does not weigh more. Speed measures are ``None`` when nothing was timed (CPU runs).
+its turns in order. Definition (per task): a per-task value is averaged over that task's samples, then
+over tasks, so a task with more samples does not weigh more (with G samples per task, as in training,
+this equals the per-sample fraction). Speed measures are ``None`` when nothing was timed (CPU runs).
 """
 
 from __future__ import annotations
@@ -14,6 +19,12 @@ from leap.rollout.episode import NO_CODE_FEEDBACK
 from leap.sandbox.verdict import NOT_THE_CANDIDATE, Verdict
 
 Results = Mapping[str, Sequence[Sequence[Verdict]]]
+
+
+def results_from_groups(groups) -> dict[str, list[list[Verdict]]]:
+    """`Results` of rollout `Group`s (a task drawn twice in one step counts as two tasks)."""
+    return {f"{i}:{g.task}": [[t.verdict for t in tr.turns] for tr in g.trajectories]
+            for i, g in enumerate(groups)}
 
 
 def solved_turn(verdicts: Sequence[Verdict]) -> int | None:

@@ -69,11 +69,21 @@ class LoraSettings(_Strict):
         description='module-name suffixes that get adapters, or "all-linear"')
 
 
+class DemoPolicyConfig(_Strict):
+    """The CPU demo's SFT policy (`leap demo`) with the demo's own tasks and compact prompts: a policy
+    that already earns reward, so a few RL steps on the CPU move it. Built on the fly when ``dir`` holds none."""
+
+    dir: str = Field("runs/demo/policy_sft", description="folder of a saved demo policy (policy_sft or policy_rl)")
+    build_if_missing: bool = Field(True, description="run the demo's quick SFT into dir when it holds no policy")
+    seed: int = Field(0, description="seed of the demo's task split (the RL tasks) and of the SFT it builds")
+
+
 class ModelConfig(_Strict):
-    """The policy: a Hugging Face path/name, or a tiny model built from ``tiny``."""
+    """The policy: a Hugging Face path/name, a tiny model built from ``tiny``, or the demo's policy."""
 
     path: str | None = Field(None, description='Hugging Face folder or hub name of the policy')
-    tiny: TinyModelConfig | None = None
+    tiny: TinyModelConfig | None = Field(None, description="build a tiny random-weight model instead of loading one")
+    demo: DemoPolicyConfig | None = Field(None, description="train the CPU demo's SFT policy on the demo's tasks")
     finetune: Literal["lora", "full"] = Field("lora", description='lora: train adapters only; full: every weight')
     lora: LoraSettings = Field(default_factory=LoraSettings)
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto",
@@ -85,8 +95,8 @@ class ModelConfig(_Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> ModelConfig:
-        if (self.path is None) == (self.tiny is None):
-            raise ValueError("set exactly one of model.path or model.tiny")
+        if sum(x is not None for x in (self.path, self.tiny, self.demo)) != 1:
+            raise ValueError("set exactly one of model.path, model.tiny or model.demo")
         return self
 
 

@@ -4,11 +4,11 @@ verdict mix. (DCP counters come from `leap.algorithms.dcp.dcp_step_stats`.)"""
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 
 from leap.algorithms.credit import group_advantages
 from leap.algorithms.scalar import trajectory_reward
+from leap.evaluation.metrics import acc_at_turn, results_from_groups, status_counts, turns_per_success
 from leap.rollout.records import Group
 from leap.trainer.config import TrainConfig
 
@@ -35,25 +35,24 @@ def _stats(prefix: str, xs: Sequence[float]) -> dict[str, float]:
 
 
 def rollout_metrics(groups: Sequence[Group], cfg: TrainConfig) -> dict[str, float]:
-    """Reward (Kevin's scalar score, for a readable curve whatever the advantage), advantages, Acc@turn k
-    (fraction of samples solved by turn k), turns per success, tokens and turn-1 verdict fractions."""
+    """Reward (Kevin's scalar score, for a readable curve whatever the advantage), advantages, Acc@turn k,
+    turns per success and turn-1 status fractions (all from `leap.evaluation.metrics`), tokens."""
     trajs = [tr for g in groups for tr in g.trajectories]
     if not trajs:
         return {}
     out: dict[str, float] = {}
     out.update(_stats("reward", [trajectory_reward(tr, cfg.reward) for tr in trajs]))
     out.update(_stats("adv", [a for g in groups for a in group_advantages(g, cfg.reward)]))
-    solved = [tr.solved_turn for tr in trajs]
-    for k in range(1, cfg.rollout.max_turns + 1):
-        out[f"acc/turn{k}"] = sum(1 for s in solved if s is not None and s <= k) / len(trajs)
-    wins = [s for s in solved if s is not None]
-    out["turns_per_success"] = sum(wins) / len(wins) if wins else float("nan")
+    results = results_from_groups(groups)
+    for k, acc in enumerate(acc_at_turn(results, cfg.rollout.max_turns), 1):
+        out[f"acc/turn{k}"] = acc
+    tps = turns_per_success(results)
+    out["turns_per_success"] = float("nan") if tps is None else tps
     out["turns/mean"] = sum(len(tr.turns) for tr in trajs) / len(trajs)
     out["tokens/completion"] = sum(t.completion_tokens for tr in trajs for t in tr.turns)
     out["tokens/prompt"] = sum(t.prompt_tokens for tr in trajs for t in tr.turns)
     out["tokens/completion_per_turn"] = out["tokens/completion"] / max(1, sum(len(tr.turns) for tr in trajs))
-    first = Counter(tr.turns[0].verdict.status for tr in trajs if tr.turns)
-    for status, n in first.items():
+    for status, n in status_counts(results, 1)[0].items():
         out[f"turn1/{status}"] = n / len(trajs)
     out["groups"] = len(groups)
     out["groups/all_solved"] = sum(1 for g in groups if g.n_failed_first_turn() == 0)
