@@ -40,8 +40,12 @@ def test_quick_demo_writes_report(tmp_path):
 
     w_sft, w_rl = (load_file(str(out / d / "model.safetensors")) for d in ("policy_sft", "policy_rl"))
     assert any(not torch.equal(w_sft[k], w_rl[k]) for k in w_sft)
-    for name in ("report.md", "acc_at_turn.png", "reward.png", "dcp.png", "sft.jsonl"):
+    for name in ("report.md", "heldout_acc_at_turn.png", "train_solved_and_reward.png", "dcp_sandbox_evals.png",
+                 "sft.jsonl"):
         assert (out / name).stat().st_size > 0
+    # RL ran through the trainer's own loop: its metrics logger wrote one row per step
+    trainer_rows = (out / "rl_leap" / "metrics.jsonl").read_text().splitlines()
+    assert len(trainer_rows) == summary["config"]["rl_steps"]
     # every SFT pair was verified by the sandbox
     pairs = [json.loads(line) for line in (out / "sft.jsonl").read_text().splitlines()]
     assert all(p["verdict"] == "ok" for p in pairs)

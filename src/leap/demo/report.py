@@ -12,6 +12,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def _int_axes(*axes, y: bool = False) -> None:
+    """Steps (and counts, with ``y``) are whole numbers: integer ticks only."""
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in axes:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if y:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _legend_outside(ax) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, fontsize=8, frameon=False)
 
@@ -51,7 +61,8 @@ def _train_plot(rows: list[dict], path: Path) -> None:
     a2.plot(steps, [r.get("reward_mean") or 0.0 for r in rows], marker="o", color="C2")
     a2.set_xlabel("RL step")
     a2.set_ylabel("mean scalar reward\n(0.3·correct + speedup; CPU: no timing)")
-    a2.set_ylim(bottom=0)
+    a2.set_ylim(0, max(0.35, *[(r.get("reward_mean") or 0.0) * 1.1 for r in rows]))
+    _int_axes(a1, a2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -75,6 +86,7 @@ def _dcp_plot(rows: list[dict], path: Path) -> None:
     a2.set_ylabel("sandbox evaluations (count)")
     a2.set_ylim(bottom=0)
     _legend_outside(a2)
+    _int_axes(a1, a2, y=True)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -112,7 +124,7 @@ def write_report(summary: dict, out: str | Path) -> Path:
     d1 = rl["acc_at_turn"][0] - sft["acc_at_turn"][0]
     n = sft["tasks"] * sft["samples_per_task"]
     se = _se(sft, rl, n)
-    verdict = ("held-out Acc@turn1 changed within noise (|difference| < 2 s.e.)" if abs(d1) < 2 * se else
+    verdict = ("held-out Acc@turn1 changed within noise (|difference| ≤ 2 s.e.)" if abs(d1) <= 2 * se else
                "held-out Acc@turn1 rose after RL" if d1 > 0 else "held-out Acc@turn1 fell after RL")
     secs = summary["seconds"]
     lines = [

@@ -23,9 +23,10 @@ def _plots(out: Path, summary: dict, results: Results) -> list[str]:
     acc = summary["acc_at_turn"]
     fig, ax = plt.subplots(figsize=(4.5, 3.2))
     ax.plot(range(1, len(acc) + 1), acc, marker="o")
-    ax.set_xlabel("turn")
-    ax.set_ylabel("accuracy (solved by turn k)")
-    ax.set_ylim(0, 1)
+    ax.set_xlabel("turn k")
+    ax.set_ylabel("Acc@turn k (fraction solved by turn k,\nmean over tasks)", fontsize=8)
+    ax.set_title(f"{summary.get('tasks', '?')} tasks, {summary.get('samples', '?')} samples", fontsize=8)
+    ax.set_ylim(0, 1.05)
     ax.set_xticks(range(1, len(acc) + 1))
     fig.tight_layout()
     fig.savefig(out / "acc_at_turn.png", dpi=100)
@@ -34,17 +35,17 @@ def _plots(out: Path, summary: dict, results: Results) -> list[str]:
 
     by_turn = summary["status_by_turn"]
     statuses = sorted({s for d in by_turn for s in d})
-    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
     bottom = [0] * len(by_turn)
     for s in statuses:
         vals = [d.get(s, 0) for d in by_turn]
         ax.bar(range(1, len(by_turn) + 1), vals, bottom=bottom, label=s)
         bottom = [b + v for b, v in zip(bottom, vals, strict=True)]
     ax.set_xlabel("turn")
-    ax.set_ylabel("verdicts")
+    ax.set_ylabel("verdicts at this turn (count)")
     ax.set_xticks(range(1, len(by_turn) + 1))
-    if statuses:
-        ax.legend(fontsize=7)
+    if statuses:  # outside the bars, never over them
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False)
     fig.tight_layout()
     fig.savefig(out / "status_by_turn.png", dpi=100)
     plt.close(fig)
@@ -54,8 +55,8 @@ def _plots(out: Path, summary: dict, results: Results) -> list[str]:
     if speeds:
         fig, ax = plt.subplots(figsize=(4.5, 3.2))
         ax.hist(speeds, bins=20)
-        ax.set_xlabel("speedup vs eager (correct samples)")
-        ax.set_ylabel("samples")
+        ax.set_xlabel("best speedup vs eager PyTorch (×, correct samples)")
+        ax.set_ylabel("samples (count)")
         fig.tight_layout()
         fig.savefig(out / "speedups.png", dpi=100)
         plt.close(fig)
