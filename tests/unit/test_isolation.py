@@ -103,11 +103,12 @@ def test_initial_environ_block_wiped(private_dir):
             "spec = importlib.util.spec_from_file_location('iso', sys.argv[1])\n"
             "iso = importlib.util.module_from_spec(spec); sys.modules['iso'] = iso; spec.loader.exec_module(iso)\n"
             "before = open('/proc/self/environ', 'rb').read()\n"
-            "rep = iso.enter_isolation(sys.argv[2], iso.IsolationLimits(network=False, private_tmp=False))\n"
+            "rep = iso.enter_isolation(sys.argv[2], iso.IsolationLimits(network=False, private_tmp=False, drop_uid=None))\n"
             "after = open('/proc/self/environ', 'rb').read()\n"
             "print(b'planted-s3cr3t' in before, b'planted-s3cr3t' in after, rep.layers['environ'])\n")
     iso_path = Path(__file__).resolve().parents[2] / "src/leap/sandbox/isolation.py"
-    env = {"PATH": os.environ["PATH"], "MY_DB_PASSWORD": "planted-s3cr3t"}
+    env = {"PATH": os.environ["PATH"], "MY_DB_PASSWORD": "planted-s3cr3t",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     res = subprocess.run([sys.executable, "-c", code, str(iso_path), private_dir], env=env, capture_output=True,
                          text=True, timeout=60)
     assert res.returncode == 0, res.stderr
@@ -135,7 +136,9 @@ def test_writes_confined_with_uid_drop(private_dir, tmp_path):
     outside = tmp_path / "judge_files"
     outside.mkdir(mode=0o755)
     os.chmod(tmp_path, 0o755)
-    limits = IsolationLimits(network=False, private_tmp=False, drop_uid=65534)
+    # the probe only needs what is already imported: the uid drop is tested even where uid 65534 could
+    # not import torch (then the sandbox itself stays root: `uid: fallback`, tested below)
+    limits = IsolationLimits(network=False, private_tmp=False, drop_uid=65534, uid_needs_readable_env=False)
     out = run_isolated(_write_probe(str(outside)), limits, private_dir)
     res = out["result"]
     assert out["layers"]["uid"].startswith("ok")
@@ -200,7 +203,8 @@ def test_nproc_limit_stops_fork_bomb(private_dir):
             made += 1
         return made
 
-    limits = IsolationLimits(network=False, private_tmp=False, nproc=6, drop_uid=uid)
+    limits = IsolationLimits(network=False, private_tmp=False, nproc=6, drop_uid=uid, cgroup=False,
+                             uid_needs_readable_env=False)
     made = run_isolated(probe, limits, private_dir)["result"]
     assert 1 <= made < 6
 
@@ -296,9 +300,58 @@ def test_kept_dirs_under_tmp_are_bound_back(private_dir):
         return out
 
     try:
-        out = run_isolated(probe, IsolationLimits(network=False, keep_ro_paths=(ro,), keep_paths=(rw,)), private_dir)
+        limits = IsolationLimits(network=False, keep_ro_paths=(ro,), keep_paths=(rw,), drop_uid=None)
+        out = run_isolated(probe, limits, private_dir)
     finally:
         for d in (ro, rw, hidden):
             subprocess.run(["rm", "-rf", d], check=False)
     assert out["layers"]["mounts"] == "ok"
     assert out["result"] == {"ro_read": True, "hidden": False, "ro_write": "OSError", "rw_write": "ok"}
+
+
+@needs_root
+def test_uid_drop_falls_back_when_the_uid_cannot_read_the_python_environment(private_dir, tmp_path):
+    from leap.sandbox import isolation as iso
+
+    hidden = tmp_path / "locked"
+    hidden.mkdir(mode=0o700)
+    assert not iso._readable_by(str(hidden), 65534, 65534) and iso._readable_by("/usr", 65534, 65534)
+    out = run_isolated(lambda: os.getuid(), IsolationLimits(network=False, private_tmp=False), private_dir)
+    roots_ok = all(iso._readable_by(p, 65534, 65534) for p in iso._import_roots())
+    assert out["layers"]["uid"] == "ok" if roots_ok else out["layers"]["uid"].startswith("fallback: the Python")
+    assert out["result"] == (65534 if roots_ok else 0)
+
+
+@needs_root
+def test_pid_namespace_kills_a_setsid_grandchild_and_hides_other_processes(private_dir):
+    def probe():
+        r, w = os.pipe()
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.write(w, str(os.getpid()).encode())
+                time.sleep(60)
+            os._exit(0)
+        inner = int(os.read(r, 32))
+        return {"pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()), "daemon_inner": inner,
+                "ppid_environ": os.path.exists(f"/proc/{os.getppid()}/environ")}
+
+    before = set(os.listdir("/proc"))
+    out = run_isolated(probe, IsolationLimits(network=False), private_dir)
+    if out["layers"].get("pid") != "ok":
+        pytest.skip(f"no PID namespace here: {out['layers'].get('pid')}")
+    res = out["result"]
+    assert out["layers"]["proc_view"] == "ok"
+    assert max(res["pids"]) < 10 and 1 in res["pids"], res  # the namespace's own processes only
+    assert not res["ppid_environ"]
+    time.sleep(0.3)
+    ours = Path("/proc/self/cmdline").read_bytes()
+    left = []
+    for p in set(os.listdir("/proc")) - before:
+        try:  # forks of this test process (same argv) or the namespace's `sleep` init
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes()
+            if p.isdigit() and (cmd == ours or cmd == b"sleep\0infinity\0"):
+                left.append(p)
+        except OSError:
+            continue
+    assert left == [], left  # neither the setsid daemon nor the namespace's init is left

@@ -1,4 +1,5 @@
-"""``leap sandbox audit``: run the hack/fault/legit corpus and report expected vs got."""
+"""``leap sandbox audit``: run the hack/fault/legit corpus and report expected vs got; ``leap sandbox doctor``:
+which isolation layers are active on this machine."""
 
 from __future__ import annotations
 
@@ -95,6 +96,48 @@ def audit(
         console.print(f"wrote {out}")
     if summary["mismatches"]:
         raise typer.Exit(1)
+
+
+LAYER_WORDS = {
+    "environ": "environment scrubbed, exec-time block wiped",
+    "network": "own network namespace (no interfaces)",
+    "cgroup": "own cgroup (pids.max, memory cap, kill-all)",
+    "rlimits": "resource limits",
+    "mounts": "private tmp + scratch, read-only views of everything else",
+    "pid": "own PID namespace (nothing outlives the candidate)",
+    "proc_view": "/proc shows only the candidate's processes",
+    "cwd_umask": "cwd = private dir, umask 077",
+    "uid": "unprivileged uid",
+    "nproc": "process cap",
+}
+
+
+@app.command("doctor")
+def doctor(json_out: bool = typer.Option(False, "--json", help="print the layers as one JSON object")) -> None:
+    """Which isolation layers a candidate gets on this machine (probed through a real sandbox child)."""
+    import json
+    import tempfile
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from leap.sandbox.pool import WorkerPool
+
+    with tempfile.TemporaryDirectory(prefix="leap-doctor-") as tmp:
+        pool = WorkerPool(tmp, prewarm=0, interpret=True)
+        layers = dict(pool.isolation_layers)
+        pool.close()
+    if json_out:
+        print(json.dumps(layers))
+        return
+    table = Table(title="sandbox isolation on this machine")
+    for col in ("layer", "what it gives", "status"):
+        table.add_column(col)
+    for name, status in layers.items():
+        colour = "green" if status == "ok" or status.startswith("ok ") else "yellow" if status.startswith("off") \
+            else "red"
+        table.add_row(name, LAYER_WORDS.get(name, ""), f"[{colour}]{status}[/]")
+    Console(width=max(Console().width, 120)).print(table)
 
 
 def _interrupt(signum, frame) -> None:

@@ -67,8 +67,8 @@ class SandboxConfig(BaseModel):
     cache_dir: Path = Field(default_factory=default_cache_dir)
     scratch_dir: Path = Field(default_factory=default_scratch_dir)
     isolation: bool = True
-    drop_uid: int | None = Field(None, description="run candidates as this unprivileged uid (e.g. 65534) when the "
-                                 "judge is root; None keeps the judge's user")
+    drop_uid: int | None = Field(65534, description="run candidates as this unprivileged uid when the judge is "
+                                 "root (a non-root judge's candidates keep its user); None keeps the judge's user")
     transport: Literal["auto", "ipc", "files"] = Field(
         "auto", description="how GPU trial tensors travel judge <-> child: CUDA IPC (zero-copy; auto = when a "
         "probe through the isolated pool succeeds) or files in the child's private dir")

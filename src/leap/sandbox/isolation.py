@@ -7,16 +7,20 @@ does not offer is skipped and reported (``report.layers[name] = "fallback: why"`
   private dir; the process's initial environment block (``/proc/self/environ``) is zeroed.
 * ``network``  — a new network namespace (``unshare(CLONE_NEWNET)``; with ``CLONE_NEWUSER`` when not
   root): no interfaces but a downed loopback, so even 127.0.0.1 is unreachable.
-* ``mounts``   — a private mount namespace with fresh tmpfs over /tmp, /var/tmp and /dev/shm, so
-  scratch writes are private and vanish with the process (the private dir stays visible).
 * ``cgroup``   — its own cgroup (`leap.sandbox.cgroup_limits`): ``pids.max`` (a fork-bomb cap that holds
   for root), a resident-memory cap, and a handle for the judge to kill every process it started.
 * ``rlimits``  — host memory (RLIMIT_AS on CPU; RLIMIT_DATA on GPU, where CUDA needs a huge virtual
   address space), processes (RLIMIT_NPROC; only enforced for non-root), file size (RLIMIT_FSIZE;
   SIGXFSZ ignored so a write fails with EFBIG), open files, core dumps off.
+* ``mounts``   — a private mount namespace (`leap.sandbox.mount_views`): fresh tmpfs over /tmp, /var/tmp,
+  /dev/shm and the pool's scratch root; everything but the private dir (and the writable keep-paths)
+  read-only.
+* ``pid``      — a PID namespace (the calling process stays outside as a waiter, the harness continues
+  in the namespace): nothing the candidate starts outlives it; a fresh /proc shows only its processes.
 * ``cwd_umask`` — cwd = private dir, umask 077.
-* ``uid``      — optional drop to an unprivileged uid/gid (default 65534) with supplementary groups
-  cleared, after chowning the private dir; then ``no_new_privs``.
+* ``uid``      — drop to an unprivileged uid/gid (default 65534) with supplementary groups cleared,
+  after chowning the private dir (and the writable keep-paths); then ``no_new_privs``. Not root:
+  ``off`` (already unprivileged).
 
 The module imports only the standard library (it runs in a fresh fork, before torch is touched by
 the candidate). The threat model is in docs/THREAT_MODEL.md.
@@ -25,7 +29,6 @@ the candidate). The threat model is in docs/THREAT_MODEL.md.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import resource
 import signal
@@ -35,14 +38,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from leap.sandbox.cgroup_limits import enter_cgroup
+from leap.sandbox.mount_views import (
+    MASKED_DIRS,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    libc,
+    mount,
+    private_views,
+    unshare,
+)
 
-CLONE_NEWNS = 0x00020000
+__all__ = ["MASKED_DIRS", "IsolationLimits", "IsolationReport", "enter_isolation", "probe_isolation"]
 CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_REC, MS_PRIVATE, MS_BIND = 0x4000, 0x40000, 0x1000
-MS_REMOUNT, MS_RDONLY = 0x20, 0x1
-MASKED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")  # each gets a private tmpfs (layer `mounts`)
+PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+DEFAULT_UID = 65534  # "nobody"
 GiB = 1 << 30
 
 # Environment variables a candidate may see (exact names, then prefixes).
@@ -68,12 +81,15 @@ class IsolationLimits:
     cpu_seconds: int | None = None
     network: bool = True
     private_tmp: bool = True
+    readonly_root: bool = True  # layer mounts: everything but the private dir and keep_paths read-only
+    pid_namespace: bool = True
+    uid_needs_readable_env: bool = True  # uid layer: stay root where the uid could not import torch & co
     cgroup: bool = True  # own cgroup: pids.max = nproc (holds for root) and a resident-memory cap
     tmpfs_bytes: int = 1 * GiB
-    drop_uid: int | None = None  # e.g. 65534 ("nobody"); None keeps the current user
+    drop_uid: int | None = DEFAULT_UID  # when root; None keeps the current user
     drop_gid: int | None = None  # defaults to drop_uid
-    keep_paths: tuple[str, ...] = ()  # dirs under /tmp, /var/tmp, /dev/shm bound back writable (e.g. a build cache)
-    keep_ro_paths: tuple[str, ...] = ()  # ... bound back read-only (the Python environment, if it lives there)
+    keep_paths: tuple[str, ...] = ()  # dirs left writable (e.g. the extension build cache)
+    keep_ro_paths: tuple[str, ...] = ()  # dirs under /tmp, /var/tmp, /dev/shm bound back read-only (a venv)
     env_keep: tuple[str, ...] = ()
     wipe_initial_environ: bool = True
 
@@ -105,12 +121,18 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
     priv.mkdir(parents=True, exist_ok=True, mode=0o700)
     _layer(rep, "environ", lambda: _scrub_environ(priv, limits))
     _layer(rep, "network", lambda: _new_netns() if limits.network else "off")
-    _layer(rep, "mounts", lambda: _private_tmp(priv, limits) if limits.private_tmp else "off")
     _layer(rep, "cgroup", lambda: enter_cgroup(limits.nproc, limits.memory_bytes) if limits.cgroup else "off")
     _layer(rep, "rlimits", lambda: _set_rlimits(limits))
+    _layer(rep, "mounts", lambda: private_views(priv, limits.keep_paths, limits.keep_ro_paths, limits.tmpfs_bytes,
+                                                limits.readonly_root) if limits.private_tmp else "off")
+    proc_view = rep.layers.get("mounts", "").startswith("ok")
+    _layer(rep, "pid", lambda: _new_pidns(proc_view) if limits.pid_namespace else "off")
+    if rep.layers["pid"] == "ok":  # /proc/self names our pid only when /proc is the namespace's own
+        own = os.readlink("/proc/self") == str(os.getpid()) if os.path.islink("/proc/self") else False
+        rep.layers["proc_view"] = "ok" if own else "fallback: /proc still shows the host's processes"
     _layer(rep, "cwd_umask", lambda: _cwd_umask(priv))
     _layer(rep, "uid", lambda: _drop_uid(priv, limits) if limits.drop_uid is not None else "off")
-    if (limits.drop_uid is None and limits.nproc is not None and os.geteuid() == 0
+    if (rep.layers.get("uid") != "ok" and limits.nproc is not None and os.geteuid() == 0
             and rep.layers.get("cgroup") != "ok"):
         rep.layers["nproc"] = "fallback: RLIMIT_NPROC is not enforced for root (enable drop_uid or cgroups)"
     return rep
@@ -161,68 +183,90 @@ def _wipe_initial_environ_block() -> str:
 
 
 # --- namespaces ------------------------------------------------------------------------------------
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-
-
-def _unshare(flags: int) -> None:
-    if hasattr(os, "unshare"):  # Python 3.12+
-        os.unshare(flags)
-        return
-    if _libc().unshare(ctypes.c_int(flags)) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"unshare({flags:#x}): {os.strerror(err)}")
-
-
 def _new_netns() -> str:
     try:
-        _unshare(CLONE_NEWNET)
+        unshare(CLONE_NEWNET)
         return "ok"
     except OSError as exc:
         if os.geteuid() == 0:
             raise
         first = exc
-    _unshare(CLONE_NEWUSER | CLONE_NEWNET)  # rootless: a user namespace owns the new network namespace
+    unshare(CLONE_NEWUSER | CLONE_NEWNET)  # rootless: a user namespace owns the new network namespace
     return f"ok (user namespace; plain unshare failed: {first.strerror})"
 
 
-def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    libc = _libc()
+def _new_pidns(proc_view: bool) -> str:
+    """A PID namespace for the candidate. The calling process stays outside as a *waiter*; its first child
+    in the namespace is a minimal init (``sleep``, spawned without copying this process); the second, the
+    harness, returns from here and runs the candidate. When the harness exits the waiter kills the init:
+    the kernel then kills everything left in the namespace (setsid daemons, processes that moved to
+    another cgroup) before the waiter mirrors the harness's exit status. In the harness a fresh /proc shows
+    only the namespace's processes (the judge's /proc/<pid>/environ and /root are gone)."""
+    unshare(CLONE_NEWPID)
+    init = _spawn_init()
+    harness = os.fork()
+    if harness != 0:
+        _wait_and_mirror(harness, init)  # never returns
+    libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the waiter gone: so is the candidate
+    if proc_view:  # needs the private mount namespace; `proc_view` in the report says whether it worked
+        try:
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            pass
+    return "ok"
 
-    def enc(s: str | None) -> bytes | None:
-        return s.encode() if s is not None else None
 
-    if libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+def _spawn_init() -> int:
+    """The namespace's pid 1: ``sleep infinity`` (posix_spawn: no copy of this big process); a forked
+    sleeper where there is no sleep binary."""
+    for path in ("/bin/sleep", "/usr/bin/sleep"):
+        if os.access(path, os.X_OK):
+            return os.posix_spawn(path, ["sleep", "infinity"], {})
+    pid = os.fork()
+    if pid == 0:
+        while True:
+            signal.pause()
+    return pid
 
 
-def _private_tmp(priv: Path, limits: IsolationLimits) -> str:
-    _unshare(CLONE_NEWNS)
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    masked = [d for d in MASKED_DIRS if os.path.isdir(d)]
-    fd = os.open(priv, os.O_RDONLY | os.O_DIRECTORY)
-    keep = []  # opened in the new namespace, before the tmpfs hides them: bind sources must be mounts of it
-    for path, ro in sorted([*((p, True) for p in limits.keep_ro_paths), *((p, False) for p in limits.keep_paths)],
-                           key=lambda x: x[0].count("/")):
-        if any(path.startswith(d + "/") for d in masked) and os.path.isdir(path):
-            keep.append((path, ro, os.open(path, os.O_RDONLY | os.O_DIRECTORY)))
+def _wait_and_mirror(harness: int, init: int) -> None:
+    status = 0
     try:
-        for d in masked:
-            _mount("tmpfs", d, "tmpfs", 0, f"size={limits.tmpfs_bytes},mode=1777")
-            if str(priv) == d or str(priv).startswith(d + "/"):  # keep the private dir reachable
-                os.makedirs(priv, exist_ok=True)
-                _mount(f"/proc/self/fd/{fd}", str(priv), None, MS_BIND)
-        for path, ro, kfd in keep:
-            os.makedirs(path, exist_ok=True)
-            _mount(f"/proc/self/fd/{kfd}", path, None, MS_BIND)
-            if ro:
-                _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        _, status = os.waitpid(harness, 0)
+    except ChildProcessError:
+        status = 70 << 8
     finally:
-        os.close(fd)
-        for _, _, kfd in keep:
-            os.close(kfd)
-    return "ok" if masked else "fallback: no tmp dirs to cover"
+        try:
+            os.kill(init, signal.SIGKILL)
+            os.waitpid(init, 0)  # returns once every process of the namespace is gone
+        except (ProcessLookupError, ChildProcessError):
+            pass
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError, RuntimeError):
+            pass
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def kill_pid_namespace(worker_pid: int) -> int:
+    """SIGKILL the children of a candidate's waiter process (the namespace's init and the harness): the
+    kernel then kills the whole namespace. Call from the judge BEFORE killing the waiter (afterwards its
+    children are reparented and no longer findable). Returns how many were signalled."""
+    try:
+        kids = Path(f"/proc/{worker_pid}/task/{worker_pid}/children").read_text().split()
+    except OSError:
+        return 0
+    n = 0
+    for k in kids:
+        try:
+            os.kill(int(k), signal.SIGKILL)
+            n += 1
+        except (ProcessLookupError, PermissionError, ValueError):
+            continue
+    return n
 
 
 # --- limits, cwd, uid -------------------------------------------------------------------------------
@@ -258,16 +302,52 @@ def _drop_uid(priv: Path, limits: IsolationLimits) -> str:
     uid = int(limits.drop_uid)
     gid = int(limits.drop_gid if limits.drop_gid is not None else uid)
     if os.geteuid() != 0:
-        return "fallback: not root, cannot change user"
-    for root, dirs, files in os.walk(priv):
-        for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-            os.chown(name, uid, gid, follow_symlinks=False)
+        return "off (not root: already unprivileged)"
+    hidden = [p for p in _import_roots() if not _readable_by(p, uid, gid)] if limits.uid_needs_readable_env else []
+    if hidden:  # the candidate could not import torch: stay root (the read-only views still apply)
+        return f"fallback: the Python environment is not readable by uid {uid} ({hidden[0]})"
+    for top in (priv, *limits.keep_paths):
+        if not os.path.isdir(top) or (top != priv and os.stat(top).st_uid == uid):
+            continue  # a shared cache is converted once, then everything in it is created as uid
+        for root, dirs, files in os.walk(top):
+            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                os.chown(name, uid, gid, follow_symlinks=False)
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
-    if _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+    os.environ.setdefault("USER", "leap-candidate")  # getpass.getuser() (torch caches) without a passwd entry
+    os.environ.setdefault("LOGNAME", "leap-candidate")
+    if libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return "ok (no_new_privs unavailable)"
     return "ok"
+
+
+def _import_roots() -> list[str]:
+    """Directories the candidate's process imports from: the interpreter's prefixes and the packages the
+    harness preloads (torch, triton, numpy, leap)."""
+    import sys
+
+    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    for name in ("torch", "triton", "numpy"):
+        mod = sys.modules.get(name)
+        if getattr(mod, "__file__", None):
+            roots.add(os.path.dirname(os.path.abspath(mod.__file__)))
+    return sorted(r for r in roots if os.path.isdir(r))
+
+
+def _readable_by(path: str, uid: int, gid: int) -> bool:
+    """Whether ``uid``/``gid`` (no supplementary groups) can reach and list ``path`` (mode bits only)."""
+    parts = Path(path).resolve().parts
+    for i in range(1, len(parts) + 1):
+        try:
+            st = os.stat(os.path.join(*parts[:i]))
+        except OSError:
+            return False
+        shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+        need = 0o5 if i == len(parts) else 0o1  # r-x on the dir itself, x on every parent
+        if (st.st_mode >> shift) & need != need:
+            return False
+    return True
 
 
 # --- probing -----------------------------------------------------------------------------------------
@@ -306,3 +386,36 @@ def probe_isolation(limits: IsolationLimits | None = None) -> IsolationReport:
                       + "; ".join(f"{k} ({v})" for k, v in rep.fallbacks.items()), stacklevel=2)
     _PROBED = rep
     return rep
+
+
+def probe_entry(conn, private_dir: str) -> None:
+    """Forkserver child: apply the default layers and send back what each gave (JSON); then exit."""
+    import json
+
+    try:
+        layers = enter_isolation(private_dir, IsolationLimits()).layers
+    except BaseException as exc:  # noqa: BLE001 - the probe must always answer
+        layers = {"probe": f"fallback: {exc.__class__.__name__}: {exc}"}
+    try:
+        conn.send_bytes(json.dumps(layers).encode())
+    finally:
+        os._exit(0)
+
+
+_WARNED = False
+
+
+def warn_once(layers: dict[str, str]) -> str | None:
+    """One line on stderr, once per process, naming every layer this machine does not provide."""
+    global _WARNED
+    weak = IsolationReport(dict(layers)).fallbacks
+    if not weak or _WARNED:
+        return None
+    _WARNED = True
+    line = ("leap: sandbox isolation is weaker on this machine: "
+            + "; ".join(f"{k} ({v.removeprefix('fallback: ')})" for k, v in weak.items())
+            + " — see docs/THREAT_MODEL.md, `leap sandbox doctor`")
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+    return line

@@ -25,9 +25,11 @@ from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
 from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
+from leap.sandbox import isolation
 from leap.sandbox.cgroup_limits import kill_cgroup
+from leap.sandbox.isolation import kill_pid_namespace
 
-PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.child"]  # + config.preload_extra (e.g. cupy)
+PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.isolation", "leap.sandbox.child"]  # + config.preload_extra (e.g. cupy)
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
             "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
@@ -182,7 +184,28 @@ class WorkerPool:
         self._closed = False
         self._live: set[int] = set()
         self._server = _forkserver_for(interpret, tuple(preload_extra))
+        self.isolation_layers = self.probe_isolation()
+        isolation.warn_once(self.isolation_layers)
         self._refill()
+
+    def probe_isolation(self) -> dict[str, str]:
+        """What each isolation layer gives on this machine, from one child of this pool's forkserver."""
+        private = tempfile.mkdtemp(prefix="leap-probe-", dir=self._scratch)
+        parent_conn, child_conn = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(target=isolation.probe_entry, args=(child_conn, private), daemon=True)
+        proc._Popen = functools.partial(_Popen, server=self._server)
+        try:
+            proc.start()
+            child_conn.close()
+            ok = parent_conn.poll(60)
+            return json.loads(parent_conn.recv_bytes().decode()) if ok else {"probe": "fallback: no answer"}
+        except (EOFError, OSError, ValueError) as exc:
+            return {"probe": f"fallback: {exc.__class__.__name__}: {exc}"}
+        finally:
+            _kill_group(proc)
+            proc.join(5)
+            parent_conn.close()
+            shutil.rmtree(private, ignore_errors=True)
 
     # -- children -------------------------------------------------------------------------------
     def _spawn(self) -> _Warm:
@@ -371,6 +394,7 @@ def _kill_group(proc) -> None:
     pid = proc.pid
     if pid is None:
         return
+    kill_pid_namespace(pid)  # its PID namespace first: the waiter's children are findable only while it lives
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
