@@ -351,14 +351,14 @@ def _readable_by(path: str, uid: int, gid: int) -> bool:
 
 
 # --- probing -----------------------------------------------------------------------------------------
-_PROBED: IsolationReport | None = None
+_PROBED: dict[str, IsolationReport] = {}
 
 
 def probe_isolation(limits: IsolationLimits | None = None) -> IsolationReport:
     """Apply the layers in a throwaway forked child and report what works here (cached; warns once)."""
-    global _PROBED
-    if _PROBED is not None:
-        return _PROBED
+    key = repr(limits)
+    if key in _PROBED:
+        return _PROBED[key]
     import json
 
     r, w = os.pipe()
@@ -384,7 +384,7 @@ def probe_isolation(limits: IsolationLimits | None = None) -> IsolationReport:
     if rep.fallbacks:
         warnings.warn("sandbox isolation layers unavailable here: "
                       + "; ".join(f"{k} ({v})" for k, v in rep.fallbacks.items()), stacklevel=2)
-    _PROBED = rep
+    _PROBED[key] = rep
     return rep
 
 
