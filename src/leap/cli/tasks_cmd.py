@@ -52,7 +52,10 @@ def show_task(name: str = typer.Argument(..., help="built-in task name or task f
 def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:eval], a task file, a directory "
                                              "or a KernelBench checkout"),
                  gpu_shapes: bool = typer.Option(True, help="also size the GPU shapes on the meta device"),
-                 show_all: bool = typer.Option(False, "--all", help="list valid tasks too")) -> None:
+                 show_all: bool = typer.Option(False, "--all", help="list valid tasks too"),
+                 strict: bool = typer.Option(False, "--strict", help="degenerate, ill-conditioned or oversized "
+                                             "tasks are invalid even without LEAP metadata (KernelBench files: "
+                                             "warnings by default)")) -> None:
     """Check that each task's reference runs on the CPU, is deterministic and not degenerate.
     Exit 0 when all are valid, 1 when some are not."""
     from rich.progress import track
@@ -65,23 +68,25 @@ def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:e
     except TaskError as exc:
         fail(str(exc))
     with single_thread():
-        reports = [validate_task(t, gpu_shapes=gpu_shapes)
+        reports = [validate_task(t, gpu_shapes=gpu_shapes, strict=strict or None)
                    for t in track(tasks, description="validating", transient=True)]
     table = Table(title=f"validation of {len(tasks)} tasks from {source}")
-    for col in ("name", "ok", "seconds", "GPU MiB", "est. GPU us", "problems"):
+    for col in ("name", "verdict", "seconds", "GPU MiB", "est. GPU us", "reason"):
         table.add_column(col)
     for r in reports:
-        if r.ok and not show_all:
+        if r.ok and not r.warnings and not show_all:
             continue
         mib = "-" if r.gpu_bytes is None else f"{r.gpu_bytes / 2**20:.0f}"
         est = "-" if r.est_gpu_us is None else f"{r.est_gpu_us:.0f}"
-        table.add_row(r.name, "yes" if r.ok else "[red]no[/red]", f"{r.seconds:.2f}", mib, est,
-                      "; ".join(r.problems))
+        verdict = "[red]invalid[/red]" if not r.ok else ("[yellow]valid, warning[/yellow]" if r.warnings else "valid")
+        reason = "; ".join(r.problems or [f"warning: {w}" for w in r.warnings] + [f"note: {n}" for n in r.notes])
+        table.add_row(r.name, verdict, f"{r.seconds:.2f}", mib, est, reason or "-")
     console = Console()
     bad = sum(not r.ok for r in reports)
     if table.row_count:
         console.print(table)
-    console.print(f"{len(reports) - bad}/{len(reports)} tasks valid")
+    warned = sum(r.ok and bool(r.warnings) for r in reports)
+    console.print(f"{len(reports) - bad}/{len(reports)} tasks valid" + (f" ({warned} with warnings)" if warned else ""))
     raise typer.Exit(1 if bad else 0)
 
 

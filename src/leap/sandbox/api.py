@@ -25,12 +25,19 @@ class Sandbox:
 
     def verify(self, task: Task, source: str, *, backend: str = "auto", device: str = "auto") -> Verdict:
         """Verify one candidate ``source`` against ``task``; always returns a `Verdict`."""
-        return self._sched.verify(task, source, backend=backend, device=device)
+        return self._sched.verify(self._sized(task, device), source, backend=backend, device=device)
 
     def verify_many(self, pairs: Iterable[tuple[Task, str]], *, backend: str = "auto",
                     device: str = "auto") -> Iterator[tuple[int, Verdict]]:
         """Verify many (task, source) pairs concurrently; yields ``(index, verdict)`` as they complete."""
-        return self._sched.verify_many(pairs, backend=backend, device=device)
+        return self._sched.verify_many(((self._sized(t, device), s) for t, s in pairs), backend=backend,
+                                       device=device)
+
+    def _sized(self, task: Task, device: str) -> Task:
+        """On the CPU, a task without ``get_small_inputs()`` runs on derived CPU sizes (`leap.tasks.cpu_size`)."""
+        from leap.tasks.cpu_size import cpu_task
+
+        return cpu_task(task) if (self.device if device == "auto" else device) == "cpu" else task
 
     def close(self) -> None:
         if not self._closed:

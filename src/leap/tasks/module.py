@@ -26,6 +26,10 @@ def load_module(task: Task) -> types.ModuleType:
     mod.__file__ = task.origin or f"<task {task.name}>"
     try:
         exec(compile(task.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102 - trusted task source
+    except ModuleNotFoundError as exc:
+        pkg = (exc.name or str(exc)).split(".")[0]
+        raise TaskError(f"{task.origin or task.name}: needs the Python package {pkg!r}, which is not installed "
+                        f"(pip install {pkg})") from None
     except Exception as exc:  # any error in a task file is reported, not raised through
         raise TaskError(f"{task.origin or task.name}: source fails to run ({type(exc).__name__}: {exc})") from None
     return mod

@@ -8,7 +8,8 @@ metadata constants, read statically (the file is never executed to load it):
 ``LEAP_RTOL`` / ``LEAP_ATOL`` (float), ``LEAP_ALLOWED_OPS`` (list of torch op names the candidate's
 forward may call, e.g. ``["matmul", "conv2d"]``), ``LEAP_INPUT_DOMAINS`` (dict: input index ->
 "any" | "positive" | "unit" | [lo, hi]), ``LEAP_DTYPE`` ("fp32"|"bf16"|"fp16") and
-``LEAP_DIFFICULTY`` ("easy"|"medium"|"hard", set by the generator).
+``LEAP_DIFFICULTY`` ("easy"|"medium"|"hard", set by the generator), ``LEAP_RANDOM_FORWARD`` (bool: the
+forward draws random numbers on purpose, e.g. dropout; validation notes it instead of warning).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from pydantic import BaseModel, Field
 Domain = Literal["any", "positive", "unit"] | tuple[float, float]
 REQUIRED = ("Model", "get_inputs", "get_init_inputs")
 _KB_NAME = re.compile(r"^(\d+)_(.+)\.py$")
+_LEVEL_DIR = re.compile(r"^level_?(\d+)$", re.IGNORECASE)
+HUB_LEVEL = 4  # KernelBench level 4: whole Hugging Face models built from hub configs
+HUB_CALLS = ("from_pretrained", "from_config")
 
 
 class TaskError(ValueError):
@@ -46,6 +50,8 @@ class Task(BaseModel):
     input_domains: dict[int, Domain] = Field(default_factory=dict)
     difficulty: Literal["easy", "medium", "hard"] | None = None
     has_small_inputs: bool = False
+    random_forward: bool = False
+    leap_metadata: bool = False  # declares LEAP_* constants (LEAP's own tasks; foreign files have none)
     origin: str = ""
 
     @property
@@ -76,17 +82,22 @@ def parse_task(source: str, name: str, origin: str = "", level: int | None = Non
             target = node.targets[0]
             if isinstance(target, ast.Name) and target.id.startswith("LEAP_"):
                 meta[target.id] = _literal(node.value, where, target.id)
+    hub = _hub_call(tree)
+    if hub:
+        raise TaskError(f"{where}: builds a Hugging Face model from the hub ({hub}; KernelBench level 4), which "
+                        "LEAP does not run: it needs network access or a local hub cache, and real weights")
     missing = [n for n in REQUIRED if n not in defined]
     if missing:
         raise TaskError(f"{where}: missing {', '.join(missing)} (a KernelBench task defines "
                         "class Model, get_inputs() and get_init_inputs())")
     fields: dict[str, Any] = {
         "name": name, "source": source, "origin": origin,
-        "has_small_inputs": "get_small_inputs" in defined,
+        "has_small_inputs": "get_small_inputs" in defined, "leap_metadata": bool(meta),
     }
     keys = {"LEAP_LEVEL": "level", "LEAP_TAGS": "tags", "LEAP_SPLIT": "split", "LEAP_RTOL": "rtol",
             "LEAP_ATOL": "atol", "LEAP_ALLOWED_OPS": "allowed_ops", "LEAP_DTYPE": "dtype",
-            "LEAP_INPUT_DOMAINS": "input_domains", "LEAP_DIFFICULTY": "difficulty"}
+            "LEAP_INPUT_DOMAINS": "input_domains", "LEAP_DIFFICULTY": "difficulty",
+            "LEAP_RANDOM_FORWARD": "random_forward"}
     unknown = sorted(set(meta) - set(keys))
     if unknown:
         raise TaskError(f"{where}: unknown metadata {unknown[0]} (expected one of {sorted(keys)})")
@@ -101,6 +112,26 @@ def parse_task(source: str, name: str, origin: str = "", level: int | None = Non
         raise TaskError(f"{where}: field {loc}: {err['msg']}") from None
 
 
+def _hub_call(tree: ast.AST) -> str | None:
+    """The first ``X.from_pretrained`` / ``X.from_config`` call of a task source that imports transformers
+    (level 4's hub models)."""
+    imports = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imports |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    if "transformers" not in imports:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in HUB_CALLS:
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else "..."
+            return f"{owner}.{node.func.attr}"
+    return None
+
+
+def folder_level(path: str | Path) -> int | None:
+    """The level a folder's name gives (``level1``, ``level_2``), else None."""
+    m = _LEVEL_DIR.match(Path(path).name)
+    return int(m.group(1)) if m else None
+
+
 def load_task_file(path: str | Path, level: int | None = None) -> Task:
     """Load one task file; the task is named after the file's stem."""
     p = Path(path)
@@ -112,10 +143,16 @@ def load_task_file(path: str | Path, level: int | None = None) -> Task:
 
 
 def load_task_dir(path: str | Path, level: int | None = None) -> list[Task]:
-    """Load every ``*.py`` task in a directory (sorted; files starting with ``_`` are skipped)."""
+    """Load every ``*.py`` task in a directory (sorted; files starting with ``_`` are skipped). A folder
+    named ``levelN`` gives its tasks level N unless ``level`` says otherwise; a level-4 folder (hub
+    models) is refused in one line."""
     p = Path(path)
     if not p.is_dir():
         raise TaskError(f"{p}: not a directory of task files")
+    level = level if level is not None else folder_level(p)
+    if level == HUB_LEVEL:
+        raise TaskError(f"{p}: KernelBench level 4 builds Hugging Face models from hub configs "
+                        "(from_pretrained), which LEAP does not run; use levels 1-3")
     files = sorted(f for f in p.glob("*.py") if not f.name.startswith("_"))
     return [load_task_file(f, level=level) for f in sorted(files, key=_kernelbench_order)]
 

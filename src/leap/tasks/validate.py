@@ -6,6 +6,15 @@ mean, or more than 95% unchanged between two input seeds. "Near" means within ``
 output, which is the scale of the sandbox's own tolerance: values the comparator cannot tell apart.
 GPU shapes are checked on the ``meta`` device (no memory, no compute): footprint within 16 GB and a
 rough roofline estimate of the reference time, used to mark tasks that may run under 50 us.
+
+KernelBench's conventions are accepted: a task without ``get_small_inputs()`` whose inputs are too big
+for the CPU is checked on sizes derived by `leap.tasks.cpu_size` (a note says which); inputs drawn
+non-negative (``torch.rand``) are a note (the sandbox's signed variants still cover negative values); a
+forward that draws random numbers (dropout, a random ``h0``) is a warning, or a note when the task
+declares ``LEAP_RANDOM_FORWARD = True``. Notes and warnings never make a task invalid. The quality
+findings (degenerate output, ill-conditioning, GPU footprint) are problems for LEAP's own tasks (those
+declaring any ``LEAP_*`` metadata) and warnings for foreign ones (a KernelBench file is what it is);
+``strict=True`` makes them problems for every task.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from leap.tasks.cpu_size import cpu_sizing
 from leap.tasks.module import (
     build_model,
     clone_args,
@@ -53,6 +63,8 @@ class ValidationReport:
 
     name: str
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     gpu_bytes: int | None = None
     gpu_flops: int | None = None
@@ -109,11 +121,12 @@ def degenerate_reason(out: torch.Tensor, other: torch.Tensor | None, dtype: str 
     return None
 
 
+NON_NEGATIVE_NOTE = ("input {i} is non-negative (torch.rand, KernelBench's convention); the sandbox's signed "
+                     "variants still check negative values")
+
+
 def _domain_problem(i: int, x: torch.Tensor, domain) -> str | None:
     if domain is None or domain == "any":
-        if x.numel() and not bool((x < 0).any()):
-            return (f"input {i} has no negative values (identity could pass for ReLU-like ops); "
-                    "draw signed values or declare LEAP_INPUT_DOMAINS")
         return None
     lo, hi = {"positive": (0.0, float("inf")), "unit": (0.0, 1.0)}.get(domain, domain) \
         if isinstance(domain, str) else domain
@@ -154,21 +167,26 @@ def _gpu_estimate(mod, task: Task, report: ValidationReport) -> None:
                                f"(limit {GPU_MEMORY_LIMIT / 2**30:.0f} GiB)")
 
 
-def _cpu_sized(mod) -> bool:
-    try:
-        with torch.device("meta"):
-            inputs = make_inputs(mod, 0, small=False)
-    except Exception:
-        return False
-    return sum(t.numel() for t in inputs if isinstance(t, torch.Tensor)) < CPU_ELEMENT_LIMIT
+QUALITY = ("degenerate output", "ill-conditioned", "overflows", "GPU inputs, weights")
 
 
-def validate_task(task: Task, *, gpu_shapes: bool = True, seeds: tuple[int, int] = (0, 1)) -> ValidationReport:
-    """Check one task (see the module docstring); never raises for a bad task, reports problems."""
+def _quality(problem: str) -> bool:
+    return problem.startswith(QUALITY) or (problem.startswith("output ") and " is degenerate: " in problem)
+
+
+def validate_task(task: Task, *, gpu_shapes: bool = True, seeds: tuple[int, int] = (0, 1),
+                  strict: bool | None = None) -> ValidationReport:
+    """Check one task (see the module docstring); never raises for a bad task, reports problems.
+    ``strict=None``: quality findings are problems only for tasks with LEAP metadata."""
     t0 = time.perf_counter()
     report = ValidationReport(task.name)
+    strict = task.leap_metadata if strict is None else strict
     try:
-        report.problems.extend(_check(task, report, gpu_shapes, seeds))
+        found = _check(task, report, gpu_shapes, seeds)
+        report.problems.extend(found)
+        if not strict:
+            report.warnings.extend(p for p in report.problems if _quality(p))
+            report.problems = [p for p in report.problems if not _quality(p)]
     except TaskError as exc:
         report.problems.append(str(exc))
     except Exception as exc:  # a broken reference is a finding, not a crash
@@ -178,10 +196,16 @@ def validate_task(task: Task, *, gpu_shapes: bool = True, seeds: tuple[int, int]
 
 
 def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[int, int]) -> list[str]:
-    mod = load_module(task)
-    small = hasattr(mod, "get_small_inputs")
-    if not small and not _cpu_sized(mod):
-        return ["no get_small_inputs() and get_inputs() is too large for a CPU check"]
+    full = load_module(task)
+    small = hasattr(full, "get_small_inputs")
+    mod = full
+    if not small:
+        sizing = cpu_sizing(task.source)
+        if sizing.error:
+            return [sizing.error]
+        if sizing.changes:
+            report.notes.append(sizing.note)
+            mod = load_module(task.model_copy(update={"source": sizing.source}))
     problems: list[str] = []
     model = build_model(mod)
     inputs, out = run_reference(mod, seeds[0], small, model)
@@ -193,6 +217,8 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
             p = _domain_problem(i, x, task.input_domains.get(i))
             if p:
                 problems.append(p)
+            elif task.input_domains.get(i) in (None, "any") and x.numel() and not bool((x < 0).any()):
+                report.notes.append(NON_NEGATIVE_NOTE.format(i=i))
     again_inputs = make_inputs(mod, seeds[0], small)
     if not all(_same(a, b) for a, b in zip(inputs, again_inputs, strict=True)
                if isinstance(a, torch.Tensor)):
@@ -203,10 +229,19 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
     with torch.no_grad():
         again = flat_tensors(fresh(*kept))
     if len(again) != len(out) or not all(_same(a, b) for a, b in zip(out, again, strict=True)):
-        problems.append("reference is not deterministic (two runs on the same inputs differ)")
+        line = ("reference draws random numbers in forward (two runs on the same inputs differ, e.g. dropout or "
+                "a random h0): a candidate matches only by drawing the same numbers in the same order")
+        (report.notes if task.random_forward else report.warnings).append(line)
+        out_det = False
+    else:
+        out_det = True
     if not all(_same(a, b) for a, b in zip(inputs, kept, strict=True) if isinstance(a, torch.Tensor)):
         problems.append("reference modifies its inputs in place")
     _, other = run_reference(mod, seeds[1], small, model)
+    if not out_det:  # statistics of a random output say nothing about degeneracy
+        if gpu_shapes:
+            _gpu_estimate(full, task, report)
+        return problems
     in_rms = max((x.double().pow(2).mean().sqrt().item() for x in inputs
                   if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel()), default=0.0)
     for k, t in enumerate(out):
@@ -218,7 +253,7 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
         if p:
             problems.append(p)
     if gpu_shapes:
-        _gpu_estimate(mod, task, report)
+        _gpu_estimate(full, task, report)
     return problems
 
 
@@ -272,7 +307,7 @@ def _conditioning_problem(model: torch.nn.Module, task: Task, inputs: list) -> s
     return None
 
 
-def validate_tasks(tasks, *, gpu_shapes: bool = True) -> list[ValidationReport]:
+def validate_tasks(tasks, *, gpu_shapes: bool = True, strict: bool | None = None) -> list[ValidationReport]:
     """Validate many tasks in order (one report each)."""
     with single_thread():
-        return [validate_task(t, gpu_shapes=gpu_shapes) for t in tasks]
+        return [validate_task(t, gpu_shapes=gpu_shapes, strict=strict) for t in tasks]
