@@ -69,7 +69,7 @@ def test_group_hook_and_dcp_see_the_whole_group(judge):
     ok, bad = f"```python\n{K.RELU}\n```", f"```python\n{K.RELU_MASK_OFF_BY_ONE}\n```"
     answers = [ok, bad, bad, bad]
     vs = judge.judge_many(["relu_fp32"] * 4, answers)
-    trajs = [trajectory("relu_fp32", k, [a], [v]) for k, (a, v) in enumerate(zip(answers, vs))]
+    trajs = [trajectory("relu_fp32", k, [a], [v]) for k, (a, v) in enumerate(zip(answers, vs, strict=True))]
     hook = LeapGroupRewards()
     rewards = [r for r, _ in hook.compute_group_rewards(trajs)]
     assert rewards[0] == 1.0 and sum(rewards) == pytest.approx(0.0)

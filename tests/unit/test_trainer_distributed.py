@@ -26,3 +26,15 @@ def test_rank_gpus(monkeypatch):
     assert rank_gpus(None) == [1]  # the rank's own GPU, not all four
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert rank_gpus(None) is None
+
+
+def test_sandbox_executor_key():
+    import pytest
+
+    from leap.trainer.config import ConfigError, load_config
+
+    cfg = load_config(None, ["model.path=m", "sandbox.executor=ray", "sandbox.ray_actors=3"])
+    assert cfg.sandbox.executor == "ray" and cfg.sandbox.ray_actors == 3
+    assert "executor" not in cfg.sandbox.for_rollout(cfg.rollout).model_dump()
+    with pytest.raises(ConfigError):
+        load_config(None, ["model.path=m", "sandbox.executor=dask"])

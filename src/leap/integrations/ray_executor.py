@@ -24,7 +24,7 @@ class _SandboxActor:
 
         from leap.sandbox import Sandbox
 
-        if device == "cuda" and config.gpus is None:  # Ray sets CUDA_VISIBLE_DEVICES to the actor's GPU(s)
+        if device == "cuda":  # Ray sets CUDA_VISIBLE_DEVICES to the actor's GPU(s): use exactly those
             config = config.model_copy(update={"gpus": list(range(len(
                 [g for g in os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",") if g])))})
         self.sb = Sandbox(config, device=device)
@@ -59,6 +59,8 @@ class RayExecutor:
             ray.init(address=ray_address, include_dashboard=False, log_to_driver=False,
                      ignore_reinit_error=True)
         self.config = config or SandboxConfig()
+        if device == "auto":
+            device = "cuda" if ray.cluster_resources().get("GPU", 0) else "cpu"
         self.device = device
         if actors <= 0:
             gpus = int(ray.cluster_resources().get("GPU", 0))

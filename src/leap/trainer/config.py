@@ -36,9 +36,14 @@ class SandboxSection(SandboxConfig):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    executor: Literal["local", "ray"] = Field("local", description="local: this process's worker pool; ray: "
+                                              "sandbox actors on a Ray cluster (leap.integrations.ray_executor)")
+    ray_actors: int = Field(0, ge=0, description="ray: sandbox actors (0 = one per GPU on the cluster, else 2)")
+    ray_gpus_per_actor: float = Field(1.0, gt=0, description="ray: GPU share per actor (0.25 = 4 actors per GPU)")
+
     def for_rollout(self, rollout: RolloutConfig) -> SandboxConfig:
         """The `SandboxConfig` the trainer's sandbox runs with."""
-        data = self.model_dump()
+        data = self.model_dump(exclude={"executor", "ray_actors", "ray_gpus_per_actor"})
         if rollout.sandbox_workers:
             data["workers"] = rollout.sandbox_workers
         if rollout.sandbox_gpus is not None:

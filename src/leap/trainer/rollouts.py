@@ -85,7 +85,13 @@ class Rollouts:
             r = self.cfg.rollout
             sb_cfg = self.cfg.sandbox.for_rollout(r)
             sb_cfg = sb_cfg.model_copy(update={"gpus": rank_gpus(sb_cfg.gpus)})
-            self.sandbox = Sandbox(sb_cfg, device=r.sandbox_device)
+            if self.cfg.sandbox.executor == "ray":
+                from leap.integrations.ray_executor import RayExecutor
+
+                self.sandbox = RayExecutor(sb_cfg, device=r.sandbox_device, actors=self.cfg.sandbox.ray_actors,
+                                           gpus_per_actor=self.cfg.sandbox.ray_gpus_per_actor)
+            else:
+                self.sandbox = Sandbox(sb_cfg, device=r.sandbox_device)
             self.verifier = sandbox_verifier(self.sandbox, backend=r.kernel_backend)
         return self
 
