@@ -227,13 +227,15 @@ def _stage(stage: str, fn, *args):
 def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> dict:
     stages: dict[str, float] = {}
     t0 = _perf()
-    parent = _getppid()  # the forkserver; a candidate that kills it is caught at the end
     D = _D  # bound here: rebinding the module global later (from candidate code) changes nothing
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     _setup_env(job, private_dir)
     if job.get("type") != "compile":
         _match_triton_mode()
     iso = _isolate(job, private_dir)
+    # the forkserver (a candidate that kills it is caught at the end); read after the isolation: in a PID
+    # namespace the parent is outside it (0 here) and the forkserver is out of the candidate's reach
+    parent = _getppid()
     stages["isolate"] = _perf() - t0
     builds: list = []
     if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
