@@ -189,3 +189,43 @@ def markdown(results, skipped, s: dict, device: str, wall: float, command: str, 
     for c in skipped:
         lines.append(f"| `{c.id}` | {c.doc} | {' / '.join(c.expect)} | needs GPU | - | |")
     return "\n".join(lines) + "\n"
+
+
+@app.command("serve")
+def serve(
+    host: str = typer.Option("127.0.0.1", help="address to bind"),
+    port: int = typer.Option(8100, help="port (0 = any free port)"),
+    device: str = typer.Option("auto", help="auto | cpu | cuda | cuda:N: where candidates run"),
+    workers: int = typer.Option(0, help="concurrent candidates (0 = the sandbox default)"),
+    max_pending: int = typer.Option(256, help="candidates waiting or running before 429"),
+    max_body: int = typer.Option(8 << 20, help="largest request body in bytes (413 above)"),
+) -> None:
+    """Serve the sandbox over HTTP: POST /verify, POST /verify_batch, GET /health (bearer $LEAP_SANDBOX_TOKEN)."""
+    import os
+
+    from leap.sandbox.service import TOKEN_ENV, ServiceLimits, make_service_app
+
+    token = os.environ.get(TOKEN_ENV, "")
+    if not token:
+        fail(f"set {TOKEN_ENV} to the bearer token clients must send")
+    from leap.rollout.server import UvicornServer
+    from leap.sandbox import Sandbox, SandboxConfig
+    from leap.sandbox.verifier import resolve_device
+
+    try:
+        dev = resolve_device(device.split(":")[0])
+    except ValueError as exc:
+        fail(f"--device: {exc}")
+    cfg = SandboxConfig(workers=workers)
+    if ":" in device:
+        cfg.gpus = [int(device.split(":")[1])]
+    sandbox = Sandbox(cfg, device=dev)
+    app_ = make_service_app(sandbox, token, ServiceLimits(max_pending=max_pending, max_body_bytes=max_body), dev)
+    try:
+        server = UvicornServer(app_, host, port, on_close=sandbox.close)
+    except OSError as exc:
+        sandbox.close()
+        fail(f"{host}:{port}: cannot bind ({exc.strerror})")
+    typer.echo(f"sandbox service on {dev} at http://{host}:{server.server_port}", err=True)
+    server.serve_forever()  # SIGTERM/SIGINT: finish requests in flight, close the pool
+    typer.echo("sandbox service stopped", err=True)

@@ -290,6 +290,13 @@ class UvicornServer:
                                                      h11_max_incomplete_event_size=64 * 1024))
 
     def serve_forever(self) -> None:
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            # uvicorn re-raises the signal that stopped it once it has shut down; with this handler in place
+            # that re-raise is a no-op and the process exits normally (status 0) after the graceful stop
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: None)
         try:
             self._server.run(sockets=[self._sock])
         finally:

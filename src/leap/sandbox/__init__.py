@@ -1,4 +1,5 @@
-"""The kernel-verification sandbox: ``from leap.sandbox import Sandbox, SandboxConfig, verify, verify_many``.
+"""The kernel-verification sandbox: ``from leap.sandbox import Sandbox, SandboxConfig, verify, verify_many``
+(and `RemoteSandbox`, the same API over a ``leap sandbox serve`` service).
 
 Names are resolved lazily so light users (e.g. the `Verdict` record, the candidate child) do not import
 the whole execution stack.
@@ -6,7 +7,7 @@ the whole execution stack.
 
 from __future__ import annotations
 
-__all__ = ["Sandbox", "SandboxConfig", "Verdict", "verify", "verify_many"]
+__all__ = ["RemoteSandbox", "Sandbox", "SandboxConfig", "Verdict", "verify", "verify_many"]
 
 
 def __getattr__(name: str):
@@ -14,6 +15,10 @@ def __getattr__(name: str):
         from leap.sandbox import api
 
         return getattr(api, name)
+    if name == "RemoteSandbox":
+        from leap.sandbox.remote import RemoteSandbox
+
+        return RemoteSandbox
     if name == "SandboxConfig":
         from leap.sandbox.config import SandboxConfig
 

@@ -35,6 +35,8 @@ class SandboxSection(SandboxConfig):
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    url: str | None = Field(None, description="a `leap sandbox serve` service to verify with "
+                                              "(token: $LEAP_SANDBOX_TOKEN); None = a local sandbox pool")
 
     executor: Literal["local", "ray"] = Field("local", description="local: this process's worker pool; ray: "
                                               "sandbox actors on a Ray cluster (leap.integrations.ray_executor)")
@@ -43,7 +45,7 @@ class SandboxSection(SandboxConfig):
 
     def for_rollout(self, rollout: RolloutConfig) -> SandboxConfig:
         """The `SandboxConfig` the trainer's sandbox runs with."""
-        data = self.model_dump(exclude={"executor", "ray_actors", "ray_gpus_per_actor"})
+        data = self.model_dump(exclude={"executor", "ray_actors", "ray_gpus_per_actor", "url"})
         if rollout.sandbox_workers:
             data["workers"] = rollout.sandbox_workers
         if rollout.sandbox_gpus is not None:

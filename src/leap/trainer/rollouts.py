@@ -83,6 +83,12 @@ class Rollouts:
             from leap.trainer.distributed import rank_gpus
 
             r = self.cfg.rollout
+            if self.cfg.sandbox.url:
+                from leap.sandbox import RemoteSandbox
+
+                self.sandbox = RemoteSandbox(self.cfg.sandbox.url)
+                self.verifier = sandbox_verifier(self.sandbox, backend=r.kernel_backend)
+                return self
             sb_cfg = self.cfg.sandbox.for_rollout(r)
             sb_cfg = sb_cfg.model_copy(update={"gpus": rank_gpus(sb_cfg.gpus)})
             if self.cfg.sandbox.executor == "ray":
