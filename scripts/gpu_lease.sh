@@ -47,7 +47,7 @@ chain_kb() {
   env_here
   wait_for "$W/out/bench.done" 1500
   [ -f "$M/.ready" ] || { touch "$W/out/K.done"; return; }
-  for k in triton cuda; do
+  for k in triton cuda_inline; do
     stage "kb_l1_$k" 330 leap eval --model "$M" --backend hf --cache static --tasks .kb/KernelBench/level1 \
       --prompt kernelbench --kernelbench-root .kb --kernel "$k" --samples 1 --turns 1 --temperature 0 \
       --max-new-tokens 1024 --tasks-per-batch 100 --device cuda --out "$W/out/kb_l1_$k"

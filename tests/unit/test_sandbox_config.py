@@ -45,7 +45,8 @@ def test_drop_uid_reaches_the_childs_isolation_limits():
     from leap.sandbox.scheduler import _limits
 
     assert _limits(SandboxConfig(drop_uid=65534), "cpu")["drop_uid"] == 65534
-    assert _limits(SandboxConfig(), "cuda")["drop_uid"] is None
+    assert _limits(SandboxConfig(drop_uid=None), "cuda")["drop_uid"] is None
+    assert SandboxConfig().drop_uid == 65534  # unprivileged by default (falls back, with a reason, where it cannot)
 
 
 def test_harness_faults_are_recognised_for_one_retry():

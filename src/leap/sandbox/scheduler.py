@@ -118,8 +118,11 @@ class Scheduler:
         found = J.detect_backend(source)
         be = found if backend == "auto" else backend
         base["backend"] = be if be in ("triton", "cuda_inline", "cuda_nvrtc") else None
-        g = J.gate(source, None if backend == "auto" else backend, task.allowed_ops, full=cfg.static_gate)
+        g = J.gate(source, None if backend == "auto" else backend, task.allowed_ops, full=cfg.static_gate,
+                   rules=cfg.rules)
         stages["gate"] = time.monotonic() - t0
+        if g.strict:
+            base["strict_gate"] = g.strict
         if not g.ok:
             return Verdict(status=g.status if g.status in ("format_error", "rejected") else "rejected",
                            feedback=g.reason, detail=g.detail, **base)
