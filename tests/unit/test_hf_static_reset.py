@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leap.rollout.policies import PolicyError, SamplingParams
+from leap.rollout.policies import SamplingParams
 from leap.rollout.policies.hf import HFPolicy
 
 MSG = [[{"role": "user", "content": "write relu"}]]
@@ -38,8 +38,11 @@ def test_context_checks(tiny):
     model, tok = tiny
     pol = HFPolicy((model, tok), cache="static")
     assert pol.context_length == 128 and 0 < pol.prompt_tokens(MSG[0]) < 128
-    with pytest.raises(PolicyError, match="context is 128"):
-        pol.generate([[{"role": "user", "content": "x " * 400}]], SamplingParams(max_new_tokens=2))
+    # a prompt that does not fit is left unanswered; the others in the same call are still generated
+    long_ = [{"role": "user", "content": "x " * 400}]
+    outs = pol.generate([long_, MSG[0]], SamplingParams(max_new_tokens=2, temperature=0.0))
+    assert outs[0].text == "" and outs[0].finish_reason == "context" and outs[0].prompt_tokens >= 128
+    assert outs[1].completion_tokens >= 1
     g = pol.generate(MSG, SamplingParams(max_new_tokens=10**6, temperature=0.0))[0]  # capped at the context
     assert g.prompt_tokens + g.completion_tokens <= 128 and g.completion_tokens >= 1
     assert pol.generate(MSG, SamplingParams(max_new_tokens=3, temperature=0.0))[0].completion_tokens <= 3

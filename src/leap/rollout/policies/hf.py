@@ -92,10 +92,26 @@ class HFPolicy:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
     def generate(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
-        out: list[Generation] = []
-        for i in range(0, len(prompts), self.batch_size):
-            out.extend(self._batch(prompts[i:i + self.batch_size], params))
-        return out
+        """Completions in order. A prompt that leaves no room in the model's context gets an empty
+        completion (``finish_reason="context"``, so the runner records "no code") and one warning line,
+        instead of failing the whole batch."""
+        ctx = self.context_length
+        sizes = [self.prompt_tokens(m) for m in prompts] if ctx is not None else [0] * len(prompts)
+        fits = [i for i, n in enumerate(sizes) if ctx is None or n < ctx]
+        out: list[Generation | None] = [None] * len(prompts)
+        for i, n in enumerate(sizes):
+            if ctx is not None and n >= ctx:
+                out[i] = Generation(text="", finish_reason="context", prompt_tokens=n)
+        if len(fits) < len(prompts):
+            import sys
+
+            print(f"warning: {len(prompts) - len(fits)} prompt(s) of up to {max(sizes)} tokens do not fit the "
+                  f"model's context of {ctx}: left unanswered", file=sys.stderr)
+        for i in range(0, len(fits), self.batch_size):
+            idx = fits[i:i + self.batch_size]
+            for j, g in zip(idx, self._batch([prompts[k] for k in idx], params), strict=True):
+                out[j] = g
+        return [g for g in out if g is not None]
 
     def _gen_kwargs(self, params: SamplingParams) -> dict:
         tok = self.tokenizer
