@@ -59,7 +59,9 @@ def test_degenerate_outputs_are_rejected():
     assert "near their mean" in _problems("torch.sigmoid(x * 0 + 5.0)")
     assert "do not change with the inputs" in _problems("torch.arange(64.0).expand(16, 64) + x[:1, :1] * 1e-9")
     assert "NaN/Inf" in _problems("torch.log(x)")
-    assert "overflows" in _problems("torch.nn.functional.gelu(torch.exp(x))")
+    # exp overflows to inf on the x100 inputs and inf - inf is NaN where float64 is finite (gelu(inf) is inf
+    # in current torch, so the former gelu(exp(x)) case no longer produced a NaN)
+    assert "overflows" in _problems("torch.exp(x) - torch.exp(x) + x")
     assert "rounding noise" in _problems("(x - x.mean(dim=-1, keepdim=True)).mean(dim=-1)")
 
 
