@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
@@ -45,7 +46,7 @@ def register(app: typer.Typer) -> None:
                 parts, tiny = demo_parts(cfg, log=lambda m: typer.echo(m, err=True))
             with StopFlag() as stop:
                 summary = run_train(cfg, resume=resume, stop=stop, **parts)
-            if tiny is not None:  # a policy folder `leap eval` can load
+            if tiny is not None and os.environ.get("RANK", "0") == "0":  # a folder `leap eval` can load
                 tiny.save(Path(cfg.output_dir) / "policy")
                 summary["policy"] = str(Path(cfg.output_dir) / "policy")
         except (ConfigError, ValueError) as exc:

@@ -14,7 +14,11 @@ def _has_policy(path: Path) -> bool:
 
 
 def build_sft_policy(dest: Path, seed: int, log: Callable[[str], None] = print) -> None:
-    """Run the demo's quick data + SFT stage (real sandbox) and save the SFT policy into ``dest``."""
+    """Run the demo's quick data + SFT stage (real sandbox) and save the SFT policy into ``dest``.
+
+    Safe under several processes at once (the ranks of `accelerate launch`): one builds under a file
+    lock, into a private folder renamed into place; the others wait and find it built."""
+    import fcntl
     import os
     import shutil
 
@@ -23,12 +27,21 @@ def build_sft_policy(dest: Path, seed: int, log: Callable[[str], None] = print) 
     from leap.sandbox import Sandbox
 
     os.environ.setdefault("TRITON_INTERPRET", "1")
-    work = dest.parent / f".{dest.name}.build"
-    log(f"model.demo: no policy in {dest}; building the demo's SFT policy (quick demo data + SFT, seed {seed})")
-    with Sandbox(device="cpu") as sandbox:
-        prep = prepare(quick_config(seed), work, Verifier(sandbox, log=log), log)
-    prep.policy.save(dest)
-    shutil.rmtree(work, ignore_errors=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(dest.parent / f".{dest.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _has_policy(dest):
+            return
+        work = dest.parent / f".{dest.name}.build.{os.getpid()}"
+        log(f"model.demo: no policy in {dest}; building the demo's SFT policy (quick demo data + SFT, seed {seed})")
+        with Sandbox(device="cpu") as sandbox:
+            prep = prepare(quick_config(seed), work, Verifier(sandbox, log=log), log)
+        staged = work / "policy"
+        prep.policy.save(staged)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staged, dest)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def demo_parts(cfg: TrainConfig, log: Callable[[str], None] = print) -> tuple[dict, object]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["ok", "format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect",
                  "needs_gpu", "sandbox_error"]
@@ -23,6 +24,9 @@ class Verdict(BaseModel):
     (no GPU, or the candidate failed before timing). ``feedback`` is the text shown to the policy on
     its next turn; ``detail`` may hold judge-internal specifics that are never shown to the policy.
     """
+
+    # an error of inf/NaN (a candidate's NaN output) must survive JSON: "Infinity"/"NaN", read back as floats
+    model_config = ConfigDict(ser_json_inf_nan="strings")
 
     status: Status
     correct: bool = False
@@ -51,5 +55,6 @@ class Verdict(BaseModel):
         return self.speedup_eager is not None
 
     def public_dict(self) -> dict:
-        """The JSON the CLI prints (everything except judge-internal ``detail``)."""
-        return self.model_dump(exclude={"detail"})
+        """The JSON the CLI prints and the service answers (everything except judge-internal ``detail``);
+        strict JSON: non-finite floats as the strings "Infinity", "-Infinity", "NaN"."""
+        return json.loads(self.model_dump_json(exclude={"detail"}))
