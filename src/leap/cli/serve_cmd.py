@@ -19,8 +19,12 @@ def register(app: typer.Typer) -> None:
               max_body: int = typer.Option(1 << 20, help="largest request body in bytes (413 above)"),
               timeout: float = typer.Option(300.0, help="seconds a request may wait + generate (504 after)"),
               body_timeout: float = typer.Option(15.0, help="seconds for the request body to arrive (408 after)"),
-              cache: str = typer.Option("static", help="static (fast path) or dynamic KV cache")) -> None:
-        """Serve MODEL at http://HOST:PORT/v1 (/v1/models, /v1/chat/completions; /health)."""
+              cache: str = typer.Option("static", help="static (fast path) or dynamic KV cache"),
+              enable_lora: bool = typer.Option(False, "--enable-lora", help="accept LoRA adapters at run time "
+                                               "(/v1/load_lora_adapter, /v1/unload_lora_adapter, as vLLM)"),
+              max_loras: int = typer.Option(4, help="adapters loaded at once (with --enable-lora)")) -> None:
+        """Serve MODEL at http://HOST:PORT/v1 (/v1/models, /v1/chat/completions; /health; with --enable-lora
+        /v1/load_lora_adapter and /v1/unload_lora_adapter)."""
         from pathlib import Path
 
         from leap.rollout.policies.base import PolicyError
@@ -32,7 +36,8 @@ def register(app: typer.Typer) -> None:
             policy = HFPolicy(model, device=device, batch_size=max_batch, cache=cache)
             limits = ServeLimits(max_batch=max_batch, max_queue=max_queue, max_body_bytes=max_body,
                                  request_timeout_s=timeout, body_timeout_s=body_timeout)
-            server = make_server(policy, host, port, model_name=label, limits=limits)
+            server = make_server(policy, host, port, model_name=label, limits=limits,
+                                 max_lora=max(1, max_loras) if enable_lora else 0)
         except (PolicyError, OSError) as exc:
             fail(str(exc))
         typer.echo(f"serving {label} at http://{host}:{server.server_port}/v1", err=True)

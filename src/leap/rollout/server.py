@@ -6,13 +6,16 @@ generations queued or running (429 when full). Errors carry OpenAI's shape and t
 (``invalid_request_error`` for 4xx, ``rate_limit_error`` for 429, ``server_error`` for 5xx); a model name
 other than the served one is 404. One worker thread generates: it takes queued requests with the same
 sampling settings (up to ``max_batch``) and runs them as one ``generate`` call. Each choice also carries
-``prompt_token_ids``/``token_ids`` (as vLLM does) for clients that train.
+``prompt_token_ids``/``token_ids`` (as vLLM does) for clients that train. With ``adapters`` (`leap serve
+--enable-lora`) LoRA adapters are loaded and unloaded at run time through vLLM's two routes
+(`leap.rollout.lora_serving`), and a request naming an adapter as its ``model`` generates with it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import socket
 import threading
 import time
@@ -86,8 +89,10 @@ def parse_request(body: dict, limits: ServeLimits | None = None) -> tuple[list[d
 class Batcher:
     """A bounded queue of generations and the one thread that runs them, batched by sampling settings."""
 
-    def __init__(self, policy: Policy, max_batch: int = 64, wait_s: float = 0.01, max_queue: int = 256):
+    def __init__(self, policy: Policy, max_batch: int = 64, wait_s: float = 0.01, max_queue: int = 256,
+                 adapters=None):
         self.policy, self.max_batch, self.wait_s, self.max_queue = policy, max_batch, wait_s, max_queue
+        self.adapters = adapters  # a `leap.rollout.lora_serving.AdapterSet`, or None
         self._pending: collections.deque = collections.deque()
         self._cv = threading.Condition()
         self._stop = False
@@ -95,8 +100,9 @@ class Batcher:
         self._thread = threading.Thread(target=self._loop, name="leap-serve-generate", daemon=True)
         self._thread.start()
 
-    def submit(self, items: list[tuple[list[dict], SamplingParams]]) -> list[Future]:
-        """Queue all of ``items`` or none; `APIError` 429 when the queue has no room."""
+    def submit(self, items: list[tuple[list[dict], SamplingParams]], adapter: str | None = None) -> list[Future]:
+        """Queue all of ``items`` (generated with LoRA ``adapter``, None = the base weights) or none;
+        `APIError` 429 when the queue has no room."""
         with self._cv:
             if len(self._pending) + len(items) > self.max_queue:
                 raise APIError(429, f"server busy: {len(self._pending)} generations queued "
@@ -104,7 +110,7 @@ class Batcher:
             futs = []
             for messages, params in items:
                 fut: Future = Future()
-                self._pending.append((messages, params, fut))
+                self._pending.append((messages, params, fut, adapter))
                 futs.append(fut)
             self._cv.notify()
         return futs
@@ -123,11 +129,11 @@ class Batcher:
                 return []
         time.sleep(self.wait_s)  # let concurrent requests join this batch
         with self._cv:
-            first = self._pending[0][1]
+            first = self._pending[0][1], self._pending[0][3]
             batch, rest = [], collections.deque()
             while self._pending:
                 item = self._pending.popleft()
-                if item[1] == first and len(batch) < self.max_batch:
+                if (item[1], item[3]) == first and len(batch) < self.max_batch:
                     batch.append(item)
                 else:
                     rest.append(item)
@@ -141,11 +147,13 @@ class Batcher:
                 continue
             self.batches += 1
             try:
-                gens = self.policy.generate([b[0] for b in batch], batch[0][1])
-                for (_, _, fut), g in zip(batch, gens, strict=True):
+                adapter = batch[0][3]
+                with self.adapters.using(adapter) if self.adapters is not None else contextlib.nullcontext():
+                    gens = self.policy.generate([b[0] for b in batch], batch[0][1])
+                for (_, _, fut, _), g in zip(batch, gens, strict=True):
                     fut.set_result(g)
             except Exception as exc:  # noqa: BLE001 - reported to every waiting request
-                for _, _, fut in batch:
+                for _, _, fut, _ in batch:
                     fut.set_exception(exc)
 
 
@@ -215,16 +223,24 @@ def make_app(policy: Policy, model_name: str, limits: ServeLimits | None = None,
         line = f"{exc.__class__.__name__}: {(str(exc).splitlines() or [''])[0][:200]}"
         return JSONResponse(APIError(500, f"internal error: {line}").body(), status_code=500)
 
+    adapters = batcher.adapters
+
     @app.get("/health")
     async def health():
-        return {"status": "ok", "model": model_name, "queued": len(batcher._pending)}
+        out = {"status": "ok", "model": model_name, "queued": len(batcher._pending)}
+        if adapters is not None:
+            out.update(lora_adapters=adapters.names(), lora_loads=adapters.loads)
+        return out
 
     @app.get("/v1/models")
     async def models():
-        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": 0, "owned_by": "leap"}]}
+        data = [{"id": model_name, "object": "model", "created": 0, "owned_by": "leap"}]
+        if adapters is not None:
+            data += [{"id": n, "object": "model", "created": 0, "owned_by": "leap", "parent": model_name}
+                     for n in adapters.names()]
+        return {"object": "list", "data": data}
 
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request):
+    async def _json(request) -> dict:
         raw = await _read_body(request, limits)
         try:
             body = json.loads(raw or b"{}")
@@ -232,10 +248,36 @@ def make_app(policy: Policy, model_name: str, limits: ServeLimits | None = None,
             raise APIError(400, f"body: not JSON ({exc})") from None
         if not isinstance(body, dict):
             raise APIError(400, "body: expected a JSON object")
+        return body
+
+    def _lora_routes() -> None:
+        if adapters is None:
+            raise APIError(404, "dynamic LoRA loading is off (start leap serve with --enable-lora)")
+
+    @app.post("/v1/load_lora_adapter")
+    async def load_lora(request: Request):
+        _lora_routes()
+        body = await _json(request)
+        await run_in_threadpool(adapters.load, body.get("lora_name"), body.get("lora_path"))
+        return {"status": "ok", "lora_name": body["lora_name"], "loads": adapters.loads}
+
+    @app.post("/v1/unload_lora_adapter")
+    async def unload_lora(request: Request):
+        _lora_routes()
+        body = await _json(request)
+        await run_in_threadpool(adapters.unload, body.get("lora_name"))
+        return {"status": "ok", "lora_name": body["lora_name"]}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request):
+        body = await _json(request)
         asked = body.get("model")
+        adapter = None
         if asked is not None and asked != model_name:
-            raise APIError(404, f"model {asked!r} is not served here (this server has {model_name!r})",
-                           "model_not_found")
+            if adapters is None or asked not in adapters.names():
+                raise APIError(404, f"model {asked!r} is not served here (this server has {model_name!r})",
+                               "model_not_found")
+            adapter = asked
         messages, params, n, given = parse_request(body, limits)
         if ctx is not None and count is not None:
             pt = await run_in_threadpool(count, messages)
@@ -246,13 +288,15 @@ def make_app(policy: Policy, model_name: str, limits: ServeLimits | None = None,
                                     f"model's context of {ctx} tokens", "context_length_exceeded")
         items = [(messages, params if n == 1 or params.seed is None
                   else SamplingParams(**{**params.__dict__, "seed": params.seed + i})) for i in range(n)]
-        futs = batcher.submit(items)
+        futs = batcher.submit(items, adapter)
         waits = [asyncio.wrap_future(f) for f in futs]
         try:
             gens = await asyncio.wait_for(asyncio.gather(*waits), limits.request_timeout_s)
         except asyncio.TimeoutError:
             raise APIError(504, f"generation did not finish within {limits.request_timeout_s:g} s",
                            "timeout") from None
+        except APIError:
+            raise
         except PolicyError as exc:
             raise APIError(400 if "context" in str(exc) else 500, str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a failed generation is an error reply, not a dropped connection
@@ -315,9 +359,15 @@ class UvicornServer:
 
 
 def make_server(policy: Policy, host: str = "127.0.0.1", port: int = 8000, *, model_name: str | None = None,
-                max_batch: int = 64, limits: ServeLimits | None = None) -> UvicornServer:
-    """A ready (not yet serving) server; ``port=0`` picks a free port (see ``server.server_port``)."""
+                max_batch: int = 64, limits: ServeLimits | None = None, max_lora: int = 0) -> UvicornServer:
+    """A ready (not yet serving) server; ``port=0`` picks a free port (see ``server.server_port``).
+    ``max_lora`` > 0 turns on dynamic LoRA loading with room for that many adapters (an HF policy only)."""
     limits = limits or ServeLimits(max_batch=max_batch)
     name = model_name or getattr(policy, "name", "model")
-    batcher = Batcher(policy, limits.max_batch, limits.batch_wait_s, limits.max_queue)
+    adapters = None
+    if max_lora > 0:
+        from leap.rollout.lora_serving import AdapterSet
+
+        adapters = AdapterSet(policy, max_lora)
+    batcher = Batcher(policy, limits.max_batch, limits.batch_wait_s, limits.max_queue, adapters=adapters)
     return UvicornServer(make_app(policy, name, limits, batcher), host, port, on_close=batcher.close)

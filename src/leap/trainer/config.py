@@ -116,6 +116,35 @@ class SamplingConfig(_Strict):
     max_new_tokens: int = Field(1024, ge=1, description='tokens generated per turn')
 
 
+class RolloutServerConfig(_Strict):
+    """``rollout.backend: openai``: the OpenAI-compatible server that generates (`leap serve --enable-lora`,
+    or ``vllm serve --enable-lora`` with ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``)."""
+
+    url: str | None = Field(None, description="the server's base URL, e.g. http://127.0.0.1:8000/v1")
+    model: str | None = Field(None, description="model name to request (None = the first the server lists); "
+                              "with LoRA each step's adapter name is sent instead")
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key (may be unset)")
+    timeout: float = Field(600.0, gt=0, description="seconds per request")
+    concurrency: int = Field(16, ge=1, description="requests in flight at once")
+    adapter_dir: str | None = Field(None, description="where each step's LoRA adapter is saved for the server to "
+                                    "load (a path the server can read; None = <output_dir>/rollout_adapters)")
+    sync_lora: bool = Field(True, description="save the adapter each step and load it into the server "
+                            "(/v1/load_lora_adapter); false = the server's own weights generate")
+
+
+class VLLMRolloutConfig(_Strict):
+    """``rollout.backend: vllm``: an in-process ``vllm.LLM`` beside the trainer; each step's LoRA adapter is
+    passed as a ``LoRARequest``."""
+
+    gpu_memory_utilization: float = Field(0.35, gt=0, le=1, description="GPU memory share vLLM may take "
+                                          "(the trainer needs the rest)")
+    max_model_len: int | None = Field(None, ge=64, description="context vLLM allocates for (None = rollout."
+                                      "max_context_tokens)")
+    max_lora_rank: int | None = Field(None, ge=1, description="None = model.lora.rank")
+    enforce_eager: bool = Field(False, description="no CUDA graphs in vLLM (less memory, slower)")
+    dtype: str = Field("auto", description="vLLM weight dtype")
+
+
 class RolloutConfig(_Strict):
     """How groups are sampled: G samples per task, up to ``max_turns`` turns each."""
 
@@ -140,6 +169,10 @@ class RolloutConfig(_Strict):
     sandbox_workers: int = Field(0, ge=0, description="0 = sandbox default")
     sandbox_gpus: list[int] | None = Field(None, description="GPUs the sandbox verifies on (None = all)")
     overlap: bool = Field(True, description="verify a group in the sandbox while the next one generates")
+    backend: Literal["hf", "vllm", "openai"] = Field("hf", description="what generates: hf (the trainer's own "
+        "weights, in process), vllm (in-process vLLM + LoRARequest), openai (an OpenAI-compatible server)")
+    server: RolloutServerConfig = Field(default_factory=RolloutServerConfig)
+    vllm: VLLMRolloutConfig = Field(default_factory=VLLMRolloutConfig)
 
 
 class OptimConfig(_Strict):
@@ -209,6 +242,22 @@ class TrainConfig(_Strict):
     sandbox: SandboxSection = Field(default_factory=SandboxSection, description="the sandbox's protocol")
 
     @model_validator(mode="after")
+    def _rollout_backend(self) -> TrainConfig:
+        backend = self.rollout.backend
+        if backend == "hf":
+            return self
+        if backend == "openai" and not self.rollout.server.url:
+            raise ValueError("rollout.backend openai needs rollout.server.url (e.g. http://127.0.0.1:8000/v1)")
+        syncs = backend == "vllm" or self.rollout.server.sync_lora
+        if syncs and self.model.finetune != "lora":
+            raise ValueError(f"rollout.backend {backend} follows the trained weights through LoRA adapters: "
+                             "set model.finetune: lora (full-weight sync is not implemented)")
+        if self.model.path is None:
+            raise ValueError(f"rollout.backend {backend} needs model.path (the server or engine loads the same "
+                             "base weights)")
+        return self
+
+    @model_validator(mode="after")
     def _under_output_dir(self) -> TrainConfig:
         if self.checkpoint.dir is None:
             self.checkpoint.dir = str(Path(self.output_dir) / "checkpoints")
@@ -263,6 +312,8 @@ def _expected(err: dict) -> str:
     if kind.endswith(("_type", "_parsing")) or kind in ("model_attributes_type", "dict_type"):
         want = _TYPE_WORDS.get(base, base)
         return f"expected {want}, got {got!r} ({type(got).__name__})"
+    if kind == "value_error":  # a validator's own sentence names the keys; the input echo would be the section
+        return str(err["msg"]).removeprefix("Value error, ")
     return f"{err['msg']} (got {got!r})"
 
 

@@ -156,7 +156,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
         with Rollouts(policy, cfg, verifier=verifier, sampler=sampler, prompt_fn=prompt_fn) as rollouts:
             while step < cfg.steps and not stopping():
                 t0 = time.perf_counter()
-                groups, timing = rollouts.collect(data.tasks_for_step(step))
+                groups, timing = rollouts.collect(data.tasks_for_step(step), step=step)
                 dcp = dcp_step_stats(groups, cfg.rollout.max_turns, cfg.dcp)
                 dcp_total += dcp
                 t1 = time.perf_counter()

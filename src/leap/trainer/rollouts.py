@@ -8,6 +8,9 @@ with DCP as its continue hook.
 * Runner: `leap.rollout.episode.run_episodes`; after turn 1 its batch hook `dcp_continue` decides which
   groups expand (`leap.algorithms.dcp.dcp_decide`: the gate, or budget mode) and which of their samples
   continue (`needs_turn`). Budget mode ranks the whole step's groups, so it runs as one chunk.
+* Backend: ``rollout.backend`` ``openai`` / ``vllm`` replace the HF policy with an outside generator that
+  follows the trained LoRA adapter (`leap.trainer.rollout_backends`); ``collect(tasks, step=N)`` syncs the
+  adapter first (``time/sync``).
 * Overlap: the step's tasks are split into chunks (``rollout.generation_batch_size`` sequences each);
   each chunk runs its episodes in its own thread. Generation is serialised by a lock (one model), while
   sandbox verification runs concurrently, so one chunk's candidates are verified while the next chunk
@@ -73,6 +76,12 @@ class Rollouts:
         self.sandbox = None
         r = cfg.rollout
         # ``sampler``: another rollout policy over the same weights (e.g. the demo's tiny policy)
+        if sampler is None and r.backend != "hf":
+            from leap.trainer.rollout_backends import build_sampler
+
+            sampler = self.backend = build_sampler(policy, cfg)
+        else:
+            self.backend = None
         self.hf = sampler or HFPolicy(policy.model, policy.tokenizer, batch_size=r.generation_batch_size or 4096,
                                       cache=r.kv_cache)
         self._gen_lock = threading.Lock()
@@ -102,6 +111,8 @@ class Rollouts:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self.backend is not None:
+            self.backend.close()
         if self.sandbox is not None:
             self.sandbox.close()
 
@@ -112,9 +123,14 @@ class Rollouts:
         per = max(1, r.generation_batch_size // r.group_size)
         return [list(tasks[i:i + per]) for i in range(0, len(tasks), per)]
 
-    def collect(self, tasks: Sequence[Task]) -> tuple[list[Group], dict[str, float]]:
-        """Run the episodes of ``tasks`` (G samples each); returns the groups (in task order) and timings."""
+    def collect(self, tasks: Sequence[Task], step: int | None = None) -> tuple[list[Group], dict[str, float]]:
+        """Run the episodes of ``tasks`` (G samples each); returns the groups (in task order) and timings.
+        ``step``: an outside generator (``rollout.backend``) first gets the adapter of the weights as they are."""
         r = self.cfg.rollout
+        t_sync = time.perf_counter()
+        if self.backend is not None and step is not None:
+            self.backend.sync(step)
+        t_sync = time.perf_counter() - t_sync
         s = r.sampling
         params = SamplingParams(max_new_tokens=s.max_new_tokens, temperature=s.temperature, top_p=s.top_p,
                                 top_k=s.top_k)
@@ -125,6 +141,8 @@ class Rollouts:
                                 prompt_fn=self.prompt_fn)
         hook = dcp_continue(r.max_turns, self.cfg.dcp)
         clock = {"generate": 0.0, "sandbox": 0.0}
+        if self.backend is not None:
+            clock["sync"] = t_sync
         clock_lock = threading.Lock()
         base = int(torch.randint(0, 2**31 - 1, ()).item())  # the step's seed, from the (restored) RNG
         saved = rng_state()

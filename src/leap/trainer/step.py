@@ -62,10 +62,12 @@ def _pad_id(policy: PolicyModel) -> int:
 
 
 def accumulate(policy: PolicyModel, samples: list[TurnSample], cfg: TrainConfig, device,
-               old: list[torch.Tensor] | None = None) -> dict[str, float]:
+               old: list[torch.Tensor] | None = None, compare_sampler: bool = False) -> dict[str, float]:
     """Forward/backward ``samples`` (one optimizer batch) in micro-batches; gradients accumulate.
 
     ``old``: per-micro-batch old log-probs (multi-pass); None = on-policy (ratio 1, the same gradient).
+    ``compare_sampler`` (weights not yet updated): also measure the generator's reported log-probs
+    against the trainer's (``sampler/logprob_gap``; diagnostic only, never used in the loss).
     """
     micro = _chunks(samples, cfg.optim.micro_batch_size)
     denom = _denominator(samples, cfg)
@@ -73,6 +75,7 @@ def accumulate(policy: PolicyModel, samples: list[TurnSample], cfg: TrainConfig,
     sums = {"loss": 0.0, "pg_loss": 0.0}
     weighted = {"kl": 0.0, "clip_fraction": 0.0, "approx_kl": 0.0, "entropy": 0.0}
     ratio_max, n_tok = 1.0, 0
+    gap, gap_tok = 0.0, 0
     for k, m in enumerate(micro):
         batch = build_batch(m, _pad_id(policy)).to(device)
         logp, ent = _forward(policy, batch, temp, entropy=True)
@@ -90,12 +93,17 @@ def accumulate(policy: PolicyModel, samples: list[TurnSample], cfg: TrainConfig,
         sums["pg_loss"] += float(out.pg_loss)
         mf = batch.loss_mask.float()
         weighted["entropy"] += float((ent * mf).sum())
+        if compare_sampler and batch.old_logprobs is not None:
+            gap += float(((logp.detach() - batch.old_logprobs).abs() * mf).sum())
+            gap_tok += n
         for key in ("kl", "clip_fraction", "approx_kl"):
             weighted[key] += float(getattr(out, key)) * n
         ratio_max = max(ratio_max, float(out.ratio_max))
     metrics = dict(sums)
     metrics.update({k: v / max(1, n_tok) for k, v in weighted.items()})
     metrics.update({"ratio_max": ratio_max, "train_tokens": n_tok, "train_samples": len(samples)})
+    if gap_tok:
+        metrics["sampler/logprob_gap"] = gap / gap_tok
     return metrics
 
 
@@ -120,12 +128,15 @@ def train_on_groups(policy: PolicyModel, optimizer, scheduler, groups: Sequence[
         olds = [_old_logprobs(policy, _chunks(b, cfg.optim.micro_batch_size), cfg, device) for b in batches]
     policy.model.train()
     rows: list[dict[str, float]] = []
-    for _ in range(cfg.optim.passes_per_batch):
+    sampler_gap = None
+    for p in range(cfg.optim.passes_per_batch):
         for bi in range(n_batches):
             optimizer.zero_grad(set_to_none=True)
             m = None
             if bi < len(batches):
-                m = accumulate(policy, batches[bi], cfg, device, olds[bi] if olds else None)
+                m = accumulate(policy, batches[bi], cfg, device, olds[bi] if olds else None,
+                               compare_sampler=p == 0 and bi == 0)
+                sampler_gap = m.pop("sampler/logprob_gap", sampler_gap)
             dist.average_gradients(params)
             grad_norm = clip_grad(params, cfg.optim.grad_clip)
             optimizer.step()
@@ -141,6 +152,8 @@ def train_on_groups(policy: PolicyModel, optimizer, scheduler, groups: Sequence[
     out["optimizer_steps"] = len(rows)
     out["lr"] = scheduler.get_last_lr()[0]
     adv = [s.advantage for s in samples]
+    if sampler_gap is not None:
+        out["sampler/logprob_gap"] = sampler_gap
     out["adv/sample_mean"] = sum(adv) / len(adv)
     out["adv/sample_abs_mean"] = sum(abs(a) for a in adv) / len(adv)
     return out

@@ -2,11 +2,15 @@
 
 Standard library only: requests run in a bounded thread pool (``concurrency``), each with a timeout and
 retries with exponential backoff on connection errors, 429 and 5xx. An unreachable endpoint or a
-refused request raises `PolicyError` with one line.
+refused request raises `PolicyError` with one line. A call's seed is spread over its prompts (prompt i gets
+seed + i), so identical prompts still give distinct samples on servers that honour per-request seeds (vLLM).
+``token_ids=True`` asks for the prompt and sampled token ids (vLLM's ``return_token_ids``; `leap serve`
+always sends them) for clients that train on them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -29,10 +33,11 @@ class OpenAIPolicy:
 
     def __init__(self, url: str, *, model_name: str | None = None, api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 600.0, retries: int = 3, backoff: float = 1.0,
-                 connect_timeout: float = 10.0):
+                 connect_timeout: float = 10.0, token_ids: bool = False):
         self.base = _base(url)
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.concurrency, self.timeout, self.retries, self.backoff = concurrency, timeout, retries, backoff
+        self.token_ids = token_ids
         models = self._request("GET", "/models", None, timeout=connect_timeout, retries=1)
         names = [m.get("id", "") for m in models.get("data", [])] if isinstance(models, dict) else []
         if model_name is None:
@@ -40,6 +45,10 @@ class OpenAIPolicy:
                 raise PolicyError(f"{self.base}: the endpoint lists no models; pass a model name")
             model_name = names[0]
         self.name = model_name
+
+    def post(self, path: str, body: dict, *, timeout: float | None = None, retries: int = 1) -> dict:
+        """POST ``body`` to ``/v1<path>`` (e.g. ``/load_lora_adapter``); `PolicyError` with one line."""
+        return self._request("POST", path, body, timeout=timeout or self.timeout, retries=retries)
 
     def _request(self, method: str, path: str, body: dict | None, *, timeout: float, retries: int) -> dict:
         url = self.base + path
@@ -79,6 +88,8 @@ class OpenAIPolicy:
             body["seed"] = params.seed
         if params.logprobs:
             body["logprobs"] = True
+        if self.token_ids:
+            body["return_token_ids"] = True
         res = self._request("POST", "/chat/completions", body, timeout=self.timeout, retries=self.retries)
         try:
             choice = res["choices"][0]
@@ -94,10 +105,13 @@ class OpenAIPolicy:
         return Generation(text=text, logprobs=lps, finish_reason=choice.get("finish_reason") or "stop",
                           prompt_tokens=int(usage.get("prompt_tokens", 0)),
                           completion_tokens=int(usage.get("completion_tokens", 0)),
-                          prompt_ids=choice.get("prompt_token_ids"), completion_ids=choice.get("token_ids"))
+                          prompt_ids=choice.get("prompt_token_ids") or res.get("prompt_token_ids"),
+                          completion_ids=choice.get("token_ids"))
 
     def generate(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
         if not prompts:
             return []
+        each = [params if params.seed is None else dataclasses.replace(params, seed=params.seed + i)
+                for i in range(len(prompts))]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(prompts))) as pool:
-            return list(pool.map(lambda m: self._one(m, params), prompts))
+            return list(pool.map(self._one, prompts, each))

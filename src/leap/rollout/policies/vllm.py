@@ -1,4 +1,10 @@
-"""In-process vLLM policy (imported lazily; a clear one-line error when vLLM is not installed)."""
+"""In-process vLLM policy (imported lazily; a clear one-line error when vLLM is not installed).
+
+``lora_request`` (a ``vllm.lora.request.LoRARequest``), when set, is passed to every ``LLM.generate`` call:
+the trainer's vLLM backend sets a new one each step (`leap.trainer.rollout_backends`). A call's seed is
+spread over its prompts (prompt i gets seed + i): vLLM seeds each request, so G copies of one prompt with
+one seed would otherwise be G identical samples.
+"""
 
 from __future__ import annotations
 
@@ -24,15 +30,18 @@ class VLLMPolicy:
         self.llm = vllm.LLM(model=str(model), dtype=dtype, gpu_memory_utilization=gpu_memory_utilization,
                             max_model_len=max_model_len, **llm_kwargs)
         self.tokenizer = self.llm.get_tokenizer()
+        self.lora_request = None
 
     def generate(self, prompts: list[Messages], params: SamplingParams) -> list[Generation]:
-        sp = self._vllm.SamplingParams(max_tokens=params.max_new_tokens, temperature=params.temperature,
-                                       top_p=params.top_p, top_k=params.top_k if params.top_k > 0 else -1,
-                                       stop=list(params.stop) or None, seed=params.seed,
-                                       logprobs=0 if params.logprobs else None)
+        sps = [self._vllm.SamplingParams(max_tokens=params.max_new_tokens, temperature=params.temperature,
+                                         top_p=params.top_p, top_k=params.top_k if params.top_k > 0 else -1,
+                                         stop=list(params.stop) or None,
+                                         seed=None if params.seed is None else params.seed + i,
+                                         logprobs=0 if params.logprobs else None)
+               for i in range(len(prompts))]
         texts = [self.tokenizer.apply_chat_template(m, tokenize=False, add_generation_prompt=True)
                  for m in prompts]
-        outs = self.llm.generate(texts, sp, use_tqdm=False)
+        outs = self.llm.generate(texts, sps, use_tqdm=False, lora_request=self.lora_request)
         gens = []
         for o in outs:
             c = o.outputs[0]
