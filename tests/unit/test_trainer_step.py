@@ -113,3 +113,29 @@ def test_full_finetuning_with_kl_keeps_a_frozen_reference(tiny_path):
     assert len(moved) >= len(before) - 1  # every weight (the tied embedding counted once)
     assert all(torch.equal(ref_before[n], p) for n, p in policy.reference.named_parameters())
     assert m["kl"] > 0  # second pass: the policy has moved away from the reference
+
+
+def test_sampler_logprob_gap_measures_the_generators_logprobs_and_leaves_the_loss_alone(tiny_path):
+    """The generator's reported log-probs never enter the loss; they are compared with the trainer's own:
+    the trainer's values give a gap of ~0, the same values shifted by 0.25 a gap of 0.25."""
+    from leap.algorithms.advantages import turn_samples
+    from leap.algorithms.credit import batch_credits
+    from leap.trainer.step import _chunks, _old_logprobs
+
+    cfg = _cfg(tiny_path, "optim.micro_batch_size=3")
+    policy = load_policy(cfg.model, torch.device("cpu"))
+    groups = synthetic_groups()
+    samples = turn_samples(groups, batch_credits(groups, cfg.reward, cfg.credit))
+    plain = accumulate(policy, samples, cfg, "cpu", compare_sampler=True)
+    assert "sampler/logprob_gap" not in plain  # no generator log-probs: nothing to compare
+    own = [lp for m in _old_logprobs(policy, _chunks(samples, 3), cfg, "cpu") for lp in m]
+    for s, row in zip(samples, own, strict=True):
+        n = len(s.completion_ids)
+        s.old_logprobs = row[len(s.prompt_ids):len(s.prompt_ids) + n].tolist()
+    exact = accumulate(policy, samples, cfg, "cpu", compare_sampler=True)
+    assert exact["sampler/logprob_gap"] < 1e-5 and exact["loss"] == pytest.approx(plain["loss"])
+    for s in samples:
+        s.old_logprobs = [x + 0.25 for x in s.old_logprobs]
+    shifted = accumulate(policy, samples, cfg, "cpu", compare_sampler=True)
+    assert shifted["sampler/logprob_gap"] == pytest.approx(0.25, abs=1e-4)
+    assert shifted["loss"] == pytest.approx(plain["loss"])  # the loss ignores the generator's log-probs

@@ -68,8 +68,9 @@ class KernelTaskset(vf.Taskset[KernelTask, KernelTasksetConfig]):
 
 
 class KernelEnvConfig(vf.EnvConfig):
-    agent: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"})
-    """The kernel writer: verifiers' tool-less chat harness by default."""
+    agent: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"})
+    """The kernel writer: verifiers' tool-less chat harness, run locally (it executes no model code; the
+    sandbox does), by default."""
     max_turns: int = 3
     """Replies judged per attempt (feedback turns after the first)."""
     reward: Literal["scalar", "tournament"] = "scalar"
@@ -172,7 +173,7 @@ def load_environment(tasks: str = "builtin:train", *, task_filter: Sequence[str]
                      max_turns: int = 3, reward: str = "scalar", group_size: int = 1,
                      sandbox_url: str | None = None, device: str = "auto", model: str | None = None) -> KernelEnv:
     """The environment, built the way ``vf-eval leap-vf`` builds it (``model``: the agent's model name)."""
-    agent = {"harness": {"id": "null"}, **({"model": model} if model else {})}
+    agent = {"harness": {"id": "null"}, "runtime": {"type": "subprocess"}, **({"model": model} if model else {})}
     cfg = vf.resolve_env_config({"taskset": {"id": TASKSET_ID, "tasks": tasks, "task_filter": list(task_filter),
                                              "backend": backend},
                                  "agent": agent, "max_turns": max_turns, "reward": reward,
