@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from leap.rollout.context import next_messages
+from leap.rollout.context import DEFAULT_BUDGET, next_messages
 from leap.rollout.prompts import PromptError, example_solution, example_task_source
 from leap.tasks.task import Task
 
@@ -110,12 +110,28 @@ def kernelbench_messages(task: Task, kernel: str = "triton", checkout: str | Pat
     return [{"role": "user", "content": kernelbench_prompt(task, kernel, checkout)}]
 
 
-def kernelbench_prompt_fn(kernel: str = "triton", checkout: str | Path | None = None):
-    """An `EpisodeConfig.prompt_fn` for the ``kernelbench`` mode (checks the checkout once, up front)."""
+def kernelbench_prompt_fn(kernel: str = "triton", checkout: str | Path | None = None, budget: int = DEFAULT_BUDGET):
+    """An `EpisodeConfig.prompt_fn` for the ``kernelbench`` mode (checks the checkout once, up front);
+    later turns are LEAP's feedback turns within ``budget`` characters."""
     if checkout:
         _checkout_parts(str(checkout), KB_BACKEND.get(kernel, "cuda"))
 
     def fn(task: Task, history: list) -> list[dict]:
         first = kernelbench_messages(task, kernel, checkout)
-        return next_messages(first, history) if history else first  # later turns: LEAP's feedback turns
+        return next_messages(first, history, budget=budget) if history else first  # later turns: LEAP's feedback turns
     return fn
+
+
+PROMPT_MODES = ("leap", "kernelbench")
+
+
+def prompt_mode_fn(mode: str, kernel: str = "triton", checkout: str | Path | None = None,
+                   budget: int = DEFAULT_BUDGET):
+    """The turn-1 context builder of a prompt mode, the one `leap eval --prompt` and the trainer's
+    ``rollout.prompt`` share: None for ``leap`` (the rollout package's own prompt), KernelBench's one-shot
+    prompt for ``kernelbench``. Raises `PromptError` for an unknown mode or an unusable checkout."""
+    if mode == "leap":
+        return None
+    if mode == "kernelbench":
+        return kernelbench_prompt_fn(kernel, checkout or None, budget)
+    raise PromptError(f"unknown prompt mode {mode!r} (expected {' or '.join(PROMPT_MODES)})")

@@ -69,8 +69,10 @@ def cuda_sources(source: str, backend: str) -> list[str]:
     return units
 
 
-def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float, arch: str = "sm_90") -> tuple[bool, str]:
-    """Compile each unit with nvcc (object only). Returns (ok, compiler output)."""
+def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
+               arch: str = "sm_90") -> tuple[bool | None, str]:
+    """Compile each unit with nvcc (object only). Returns (ok, compiler output); ok is None when nvcc did
+    not finish in time (a slow or busy machine: no verdict on the source, and nothing cached)."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         raise FileNotFoundError("nvcc")
@@ -97,7 +99,7 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=d)
             except subprocess.TimeoutExpired:
-                return False, f"nvcc did not finish within {timeout_s:.0f} s"
+                return None, f"nvcc did not finish within {timeout_s:.0f} s"
             if proc.returncode != 0:
                 ok, log = False, (proc.stdout + proc.stderr).replace(src, "kernel.cu")
                 break
@@ -123,6 +125,9 @@ def cpu_verdict(source: str, backend: str, base: dict, stages: dict, cfg) -> Ver
                        feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc not found: none)"))
     finally:
         stages["compile"] = time.monotonic() - t0
+    if ok is None:  # the check ran out of time here; without a GPU nothing else can judge it
+        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
+                       feedback=NEEDS_GPU.format(backend=backend, what=f" ({log}: no result)"))
     if not ok:
         return Verdict(status="compile_error", **base, feedback="Compilation failed:\n" + J.trim_compiler_error(log),
                        detail=log[-3000:])

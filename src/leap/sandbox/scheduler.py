@@ -68,7 +68,7 @@ class Scheduler:
             base["device"] = dev
             return V.stamp(self._verify(task, source, backend, dev, stages, base), stages, t_start)
         except Exception as exc:  # noqa: BLE001 - a verdict, always
-            return V.stamp(V.harness_error(exc, base), stages, t_start)
+            return V.stamp(V.judge_failure(exc, base), stages, t_start)
 
     def verify_many(self, pairs: Iterable[tuple[Task, str]], backend: str = "auto",
                     device: str = "auto") -> Iterator[tuple[int, Verdict]]:

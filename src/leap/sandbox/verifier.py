@@ -23,6 +23,8 @@ NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "
                      "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available")
 NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors or autotuning, which the CPU "
                     "interpreter cannot run): {why}. It was not judged here.")
+NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \
+                 "available here, so the solution was not judged."
 SANDBOX_ERROR = "The sandbox failed while evaluating this solution ({why}); this says nothing about the solution."
 GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
 
@@ -310,6 +312,15 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     return Verdict(status="ok", correct=True, compiled=True, runtime_us=rt, ref_runtime_us=eager,
                    ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
                    custom_kernel_fraction=frac, **base, **extra, feedback=fb)
+
+
+def judge_failure(exc: BaseException, base: dict) -> Verdict:
+    """An exception in the judge: `needs_gpu` when the task itself needs CUDA on a CPU-only machine (its
+    inputs made with ``.cuda()``), else `sandbox_error`; never the candidate's fault."""
+    if base.get("device") == "cpu" and needs_gpu_error(type(exc).__name__, str(exc)):
+        return Verdict(status="needs_gpu", **base, detail="needs_gpu", feedback=NEEDS_GPU_TASK.format(
+            why=_first_line(str(exc))))
+    return harness_error(exc, base)
 
 
 def harness_error(exc: BaseException, base: dict) -> Verdict:

@@ -160,6 +160,11 @@ class RolloutConfig(_Strict):
     pass_rate_max: float = Field(1.0, ge=0, le=1, description="upper pass-rate bound (exclusive)")
     kernel_backend: Literal["triton", "cuda_inline", "cuda_nvrtc"] = Field("triton",
         description='how candidates are compiled: triton, cuda_inline or cuda_nvrtc')
+    prompt: Literal["leap", "kernelbench"] = Field("leap", description="turn-1 prompt: leap (LEAP's "
+        "instructions and worked example) or kernelbench (KernelBench's one-shot prompt for kernel_backend, the "
+        "same as `leap eval --prompt kernelbench`)")
+    kernelbench_root: str | None = Field(None, description="prompt=kernelbench: a KernelBench checkout whose "
+                                         "prompt templates are used (None = LEAP's wording, same structure)")
     max_context_tokens: int = Field(8192, ge=64, description='prompt + history budget in tokens')
     generation_batch_size: int = Field(0, ge=0, description="sequences per generate call (0 = all)")
     kv_cache: Literal["static", "dynamic", "graph"] = Field(
@@ -173,6 +178,18 @@ class RolloutConfig(_Strict):
         "weights, in process), vllm (in-process vLLM + LoRARequest), openai (an OpenAI-compatible server)")
     server: RolloutServerConfig = Field(default_factory=RolloutServerConfig)
     vllm: VLLMRolloutConfig = Field(default_factory=VLLMRolloutConfig)
+
+    @model_validator(mode="after")
+    def _usable_prompt(self) -> RolloutConfig:
+        if self.prompt == "kernelbench" and self.kernelbench_root:
+            from leap.rollout.kb_prompt import prompt_mode_fn
+            from leap.rollout.prompts import PromptError
+
+            try:
+                prompt_mode_fn(self.prompt, self.kernel_backend, self.kernelbench_root)
+            except PromptError as exc:
+                raise ValueError(f"kernelbench_root: {exc}") from None
+        return self
 
 
 class OptimConfig(_Strict):

@@ -36,6 +36,7 @@ from leap.rollout.episode import (
     run_episodes,
     sandbox_verifier,
 )
+from leap.rollout.kb_prompt import prompt_mode_fn
 from leap.rollout.policies.base import Policy, SamplingParams
 from leap.rollout.policies.hf import HFPolicy
 from leap.rollout.records import Group
@@ -72,9 +73,12 @@ class Rollouts:
 
     def __init__(self, policy: PolicyModel, cfg: TrainConfig, verifier: Verifier | None = None, *,
                  sampler: Policy | None = None, prompt_fn: PromptFn | None = None):
+        r = cfg.rollout
+        if prompt_fn is None:  # rollout.prompt: the same builder as `leap eval --prompt`
+            budget = CHARS_PER_TOKEN * (r.max_context_tokens - r.sampling.max_new_tokens)
+            prompt_fn = prompt_mode_fn(r.prompt, r.kernel_backend, r.kernelbench_root, budget)
         self.policy, self.cfg, self.verifier, self.prompt_fn = policy, cfg, verifier, prompt_fn
         self.sandbox = None
-        r = cfg.rollout
         # ``sampler``: another rollout policy over the same weights (e.g. the demo's tiny policy)
         if sampler is None and r.backend != "hf":
             from leap.trainer.rollout_backends import build_sampler
