@@ -36,9 +36,8 @@ def register(app: typer.Typer) -> None:
               checkpoint: str = typer.Option("", help="hf backend: a `leap sft` / `leap train` checkpoint (dir "
                                              "or root) whose trained weights are applied to MODEL")) -> None:
         """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
         from leap.evaluation.runner import EvalConfig, run_eval
+        from leap.progress import Progress
         from leap.rollout.episode import EpisodeConfig, sandbox_verifier
         from leap.rollout.policies import PolicyError, SamplingParams, load_policy
         from leap.rollout.prompts import BACKENDS
@@ -94,12 +93,11 @@ def register(app: typer.Typer) -> None:
                          prompt_mode=prompt, episode=EpisodeConfig(max_turns=turns, backend=kernel, params=params,
                                                                    prompt_fn=prompt_fn))
         total = len(task_list) * samples
-        with Sandbox(device=device) as sb, Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(),
-                                                    TimeElapsedColumn(), transient=False) as bar:
-            job = bar.add_task("samples", total=total)
+        with Sandbox(device=device) as sb, Progress(total, label="eval samples") as bar:
+            bar.stage(f"episodes of {tasks_per_batch} tasks at a time (generation + sandbox)")
             try:
                 summary = run_eval(policy, task_list, sandbox_verifier(sb, device=device), out, cfg,
-                                   progress=lambda n: bar.advance(job, n))
+                                   progress=bar.advance)
             except PolicyError as exc:
                 fail(str(exc))
         acc = ", ".join(f"{a:.3f}" for a in summary["acc_at_turn"])

@@ -156,7 +156,7 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
                  actors: int = typer.Option(0, help="ray: sandbox actors (0 = one per GPU, else 2)"),
                  gpus_per_actor: float = typer.Option(1.0, help="ray: GPU share per actor (0.25 = 4 per GPU)")) -> None:
     """Verify many (task, candidate) pairs concurrently; writes one JSON line per pair."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from leap.progress import Progress
 
     _check_choice("backend", backend, BACKENDS)
     _check_choice("device", device, DEVICES)
@@ -186,9 +186,8 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
     except OSError as exc:
         fail(f"{out}: cannot write ({exc.strerror})")
     with fh, _pool(executor, _config(timeout, workers, rules), dev, actors, gpus_per_actor) as sb, Progress(
-            TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TextColumn("{task.description}"), transient=False) as prog:
-        bar = prog.add_task("", total=len(items))
+            len(items), label="verify") as prog:
+        prog.stage("verifying candidates in the sandbox")
         for i, verdict in sb.verify_many(items, backend=backend, device=dev):
             counts[verdict.status] = counts.get(verdict.status, 0) + 1
             rec = {"index": i, "task": items[i][0].name, **({"candidate": rows[i]["candidate"]}
@@ -196,7 +195,7 @@ def verify_batch(pairs: Path = typer.Argument(..., help="JSONL of {task, candida
             results[i] = rec
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
-            prog.update(bar, advance=1, description=" ".join(f"{k}={n}" for k, n in sorted(counts.items())))
+            prog.advance(1, " ".join(f"{k}={n}" for k, n in sorted(counts.items())))
     typer.echo(f"wrote {len(results)} verdicts to {out}", err=True)
 
 

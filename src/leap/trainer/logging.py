@@ -92,30 +92,10 @@ def read_metrics(path: str | Path) -> list[dict]:
     return rows
 
 
-class Progress:
-    """A rich progress bar showing the step and a few headline metrics (silent when disabled)."""
+HEADLINE_KEYS = ("reward/mean", "acc/turn1", "loss", "time/step")
 
-    KEYS = ("reward/mean", "acc/turn1", "loss", "time/step")
 
-    def __init__(self, total: int, start: int = 0, enabled: bool = True, label: str = "train"):
-        self._bar = None
-        if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-            from rich.progress import Progress as RichProgress
-
-            self._bar = RichProgress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
-            self._task = self._bar.add_task(label, total=total, completed=start, info="")
-            self._bar.start()
-
-    def update(self, metrics: dict[str, Any]) -> None:
-        if self._bar is None:
-            return
-        info = "  ".join(f"{k.split('/')[-1] if k != 'reward/mean' else 'reward'}={metrics[k]:.3g}"
-                         for k in self.KEYS if isinstance(metrics.get(k), int | float))
-        self._bar.update(self._task, advance=1, info=info)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
+def headline(metrics: dict[str, Any]) -> str:
+    """The few numbers a progress line shows for a step (``reward=0.2  turn1=0.69  loss=..``)."""
+    return "  ".join(f"{k.split('/')[-1] if k != 'reward/mean' else 'reward'}={metrics[k]:.3g}"
+                     for k in HEADLINE_KEYS if isinstance(metrics.get(k), int | float))

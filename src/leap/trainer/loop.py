@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from leap.algorithms.dcp import DCPStats, dcp_step_stats
+from leap.progress import Progress
 from leap.rollout.episode import PromptFn
 from leap.rollout.policies.base import Policy
 from leap.tasks.task import Task, TaskError, iter_task_source
@@ -31,7 +32,7 @@ from leap.trainer.checkpoint import (
 )
 from leap.trainer.config import ConfigError, RolloutConfig, TrainConfig, dump_config
 from leap.trainer.distributed import Dist
-from leap.trainer.logging import MetricsLogger, Progress
+from leap.trainer.logging import MetricsLogger, headline
 from leap.trainer.metrics import rollout_metrics
 from leap.trainer.model import PolicyModel, load_policy, resolve_device
 from leap.trainer.optim import build_optimizer, build_scheduler
@@ -134,7 +135,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
     ckpt_dir = Path(cfg.checkpoint.dir)
     logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, config=cfg.model_dump(mode="json"),
                            resume_step=step if resume else None, enabled=dist.is_main)
-    bar = Progress(cfg.steps, start=step, enabled=cfg.logging.progress and dist.is_main)
+    bar = Progress(cfg.steps, label="train", start=step, enabled=cfg.logging.progress and dist.is_main)
     metrics: dict = {}
     saved_at = step
 
@@ -156,10 +157,12 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
         with Rollouts(policy, cfg, verifier=verifier, sampler=sampler, prompt_fn=prompt_fn) as rollouts:
             while step < cfg.steps and not stopping():
                 t0 = time.perf_counter()
+                bar.stage(f"step {step + 1}: rollouts (generation + sandbox)")
                 groups, timing = rollouts.collect(data.tasks_for_step(step), step=step)
                 dcp = dcp_step_stats(groups, cfg.rollout.max_turns, cfg.dcp)
                 dcp_total += dcp
                 t1 = time.perf_counter()
+                bar.stage(f"step {step + 1}: policy update")
                 train_m = train_on_groups(policy, optimizer, scheduler, groups, cfg, device, params, dist)
                 t2 = time.perf_counter()
                 step += 1
@@ -175,10 +178,11 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
                 logger.log(step, metrics)
                 if dist.is_main:
                     _report_samples(cfg, step, groups, {**timing, "train": t2 - t1})
-                bar.update(metrics)
+                bar.advance(1, headline(metrics))
                 if on_step is not None:
                     on_step(step, metrics, groups)
                 if (cfg.checkpoint.every and step % cfg.checkpoint.every == 0) or stopping():
+                    bar.stage(f"step {step}: checkpoint")
                     checkpoint()
         if step != saved_at:  # the end of the run (a stop signal already saved above)
             checkpoint()

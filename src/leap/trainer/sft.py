@@ -17,6 +17,7 @@ from pathlib import Path
 
 import torch
 
+from leap.progress import Progress
 from leap.trainer.checkpoint import (
     StopFlag,
     load_checkpoint,
@@ -25,7 +26,7 @@ from leap.trainer.checkpoint import (
     seed_everything,
 )
 from leap.trainer.config import ConfigError, TrainConfig, dump_config
-from leap.trainer.logging import MetricsLogger, Progress
+from leap.trainer.logging import MetricsLogger, headline
 from leap.trainer.model import PolicyModel, load_policy, resolve_device
 from leap.trainer.optim import build_optimizer, build_scheduler, clip_grad
 from leap.trainer.tokens import pad_right, token_logprobs
@@ -140,7 +141,7 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
     if resume:
         step = int(load_checkpoint(resume, policy=policy, optimizer=optimizer, scheduler=scheduler)["step"])
     logger = MetricsLogger(cfg.logging, run_name=cfg.run_name, resume_step=step if resume else None)
-    bar = Progress(total_steps, start=step, enabled=cfg.logging.progress, label="sft")
+    bar = Progress(total_steps, label="sft", start=step, enabled=cfg.logging.progress)
     ckpt_dir = Path(cfg.checkpoint.dir)
     stop = stop or StopFlag()
     policy.model.train()
@@ -162,7 +163,7 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
             last = {"loss": loss, "grad_norm": grad_norm, "tokens": ntok, "epoch": epoch,
                     "lr": scheduler.get_last_lr()[0], "time/step": time.perf_counter() - t0}
             logger.log(step, last)
-            bar.update(last)
+            bar.advance(1, headline(last))
             if (cfg.checkpoint.every and step % cfg.checkpoint.every == 0) or stop.requested:
                 save_checkpoint(ckpt_dir, step, policy=policy, optimizer=optimizer, scheduler=scheduler,
                                 config_yaml=dump_config(cfg), keep_last=cfg.checkpoint.keep_last)
