@@ -80,6 +80,33 @@ def test_openai_client_against_leap_server(server, tiny):
     assert len(gens[1].logprobs) == len(direct[1].completion_ids)
 
 
+def test_stream_true_answers_openais_event_stream(server, tiny):
+    """``stream: true`` (what verifiers' interception and most chat clients send) gets OpenAI's SSE chunks
+    carrying the same text as the plain answer; the official ``openai`` client reads them."""
+    import json
+
+    import httpx
+
+    body = {"messages": MSGS[0], "max_tokens": 12, "temperature": 0.0, "stream": True,
+            "stream_options": {"include_usage": True}}
+    plain = httpx.post(server + "/chat/completions", json={**body, "stream": False}, timeout=60).json()
+    with httpx.stream("POST", server + "/chat/completions", json=body, timeout=60) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = [line[len("data: "):] for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+    assert text == plain["choices"][0]["message"]["content"]
+    assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"]][-1] == plain["choices"][0]["finish_reason"]
+    assert chunks[-1]["usage"] == plain["usage"]
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=server, api_key="x")
+    streamed = client.chat.completions.create(model="tiny", messages=MSGS[0], max_tokens=12, temperature=0.0,
+                                              stream=True)
+    assert "".join(c.choices[0].delta.content or "" for c in streamed if c.choices) == text
+
+
 def test_server_rejects_bad_request(server):
     import json
     import urllib.error

@@ -193,13 +193,34 @@ def _choices(gens, logprobs: bool) -> list[dict]:
     return out
 
 
+def _sse(head: dict, choices: list[dict], usage: dict | None):
+    """A finished answer as OpenAI's stream of ``chat.completion.chunk`` events (``stream: true``): per choice
+    one chunk with the whole text (and its token ids / log-probs), one with the finish reason; then usage
+    if asked for, then ``[DONE]``. Generation is not incremental: the first chunk comes when it is done."""
+    import json
+
+    def event(choices_: list[dict], **extra) -> str:
+        return "data: " + json.dumps({**head, "object": "chat.completion.chunk", "choices": choices_, **extra}) + "\n\n"
+
+    for c in choices:
+        delta = {"index": c["index"], "delta": {"role": "assistant", "content": c["message"]["content"]},
+                 "finish_reason": None, "token_ids": c["token_ids"]}
+        if "logprobs" in c:
+            delta["logprobs"] = c["logprobs"]
+        yield event([delta], prompt_token_ids=c["prompt_token_ids"])
+        yield event([{"index": c["index"], "delta": {}, "finish_reason": c["finish_reason"]}])
+    if usage is not None:
+        yield event([], usage=usage)
+    yield "data: [DONE]\n\n"
+
+
 def make_app(policy: Policy, model_name: str, limits: ServeLimits | None = None, batcher: Batcher | None = None):
     """The FastAPI app serving ``policy`` as ``model_name``."""
     import json
 
     from fastapi import FastAPI
     from fastapi.concurrency import run_in_threadpool
-    from fastapi.responses import JSONResponse
+    from fastapi.responses import JSONResponse, StreamingResponse
     from starlette.exceptions import HTTPException
 
     limits = limits or ServeLimits()
@@ -304,9 +325,13 @@ def make_app(policy: Policy, model_name: str, limits: ServeLimits | None = None,
                                 f"{(str(exc).splitlines() or [''])[0][:200]}") from None
         pt = gens[0].prompt_tokens if gens else 0
         ct = sum(g.completion_tokens for g in gens)
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion", "created": int(time.time()),
-                "model": model_name, "choices": _choices(gens, params.logprobs),
-                "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}}
+        usage = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+        head = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": asked or model_name}
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(_sse(head, _choices(gens, params.logprobs), usage if include_usage else None),
+                                     media_type="text/event-stream")
+        return {**head, "object": "chat.completion", "choices": _choices(gens, params.logprobs), "usage": usage}
 
     return app
 
