@@ -15,10 +15,10 @@ import time
 
 import torch
 
-from leap.sandbox.compare import compare_outputs, is_degenerate
-from leap.sandbox.inputs import make_trials
-from leap.sandbox.reference import reference_outputs
-from leap.sandbox.task_module import build_model, load_task_module
+from leap.sandbox.judge.compare import compare_outputs, is_degenerate
+from leap.sandbox.judge.inputs import make_trials
+from leap.sandbox.judge.reference import reference_outputs
+from leap.sandbox.judge.task_module import build_model, load_task_module
 from leap.tasks.task import parse_task
 
 SRC = """

@@ -1,4 +1,4 @@
-"""Repeatability of the sandbox's GPU timing (leap.sandbox.timing) on plain PyTorch kernels.
+"""Repeatability of the sandbox's GPU timing (leap.sandbox.worker.timing) on plain PyTorch kernels.
 
 For each workload, ``time_forward`` runs --repeats times (each: warm-up, L2 flush before every sample,
 CUDA events, median of --samples, host-clock cross-check). Reports the spread of the medians
@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from leap.sandbox import timing  # noqa: E402
+from leap.sandbox.worker import timing  # noqa: E402
 
 
 def workloads() -> dict:

@@ -33,7 +33,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from leap.sandbox.verdict import Verdict  # noqa: E402
+from leap.sandbox.judge.verdict import Verdict  # noqa: E402
 from leap.trainer.config import load_config  # noqa: E402
 
 SHAPES = {  # Qwen2 shapes: layers, hidden, heads, kv heads, intermediate

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from sandbox_cases import kernels as K  # noqa: E402
 
 from leap.sandbox import Sandbox, SandboxConfig  # noqa: E402
-from leap.sandbox.compile_pass import compile_kernels  # noqa: E402
+from leap.sandbox.worker.compile_pass import compile_kernels  # noqa: E402
 from leap.tasks.suite import get_builtin  # noqa: E402
 
 pytestmark = pytest.mark.gpu

@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-from leap.sandbox import child_timing, timing
+from leap.sandbox.worker import child_timing, timing
 
 pytestmark = pytest.mark.gpu
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.gpu
 _PROBE = r'''
 import json, os, socket, sys
 import torch  # imported before isolation, as in the forkserver; CUDA is initialised after it
-from leap.sandbox.isolation import IsolationLimits, enter_isolation
+from leap.sandbox.pool.isolation import IsolationLimits, enter_isolation
 drop = int(sys.argv[2]) if sys.argv[2] != "none" else None
 rep = enter_isolation(sys.argv[1], IsolationLimits.for_device("cuda", drop_uid=drop))
 x = torch.randn(1 << 20, device="cuda")
@@ -55,7 +55,7 @@ def test_cuda_works_inside_isolation(tmp_path, drop):
 def test_side_stream_work_is_caught_by_fingerprint():
     import torch
 
-    from leap.sandbox import detectors as D
+    from leap.sandbox.worker import detectors as D
 
     class SideStream(torch.nn.Module):
         def forward(self, a, b):

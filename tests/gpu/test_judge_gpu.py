@@ -8,10 +8,10 @@ import time
 import pytest
 import torch
 
-from leap.sandbox.compare import bit_identical, compare_outputs, is_degenerate
-from leap.sandbox.inputs import make_trials, task_inputs
-from leap.sandbox.reference import reference_outputs
-from leap.sandbox.task_module import build_model, load_task_module
+from leap.sandbox.judge.compare import bit_identical, compare_outputs, is_degenerate
+from leap.sandbox.judge.inputs import make_trials, task_inputs
+from leap.sandbox.judge.reference import reference_outputs
+from leap.sandbox.judge.task_module import build_model, load_task_module
 from leap.tasks.suite import get_builtin
 from leap.tasks.task import parse_task
 

@@ -6,8 +6,8 @@ import torch
 import triton
 import triton.language as tl
 
-from leap.sandbox import timing
-from leap.sandbox.kernel_fraction import custom_kernel_fraction
+from leap.sandbox.worker import timing
+from leap.sandbox.worker.kernel_fraction import custom_kernel_fraction
 
 pytestmark = pytest.mark.gpu
 
@@ -106,7 +106,7 @@ def test_reference_timings_measured_once_then_cached(tmp_path):
     import hashlib
     from types import SimpleNamespace
 
-    from leap.sandbox import reference
+    from leap.sandbox.judge import reference
 
     task = SimpleNamespace(name="relu_gpu", source=RELU_TASK, source_hash=hashlib.sha256(RELU_TASK.encode()).hexdigest())
     cfg = SimpleNamespace(cache_dir=tmp_path, warmup=3, timing_samples=30, flush_l2=True)
@@ -120,7 +120,7 @@ def test_reference_timings_measured_once_then_cached(tmp_path):
 
 
 def test_compare_on_cuda_and_device_mismatch():
-    from leap.sandbox.compare import compare_outputs
+    from leap.sandbox.judge.compare import compare_outputs
 
     r = torch.randn(1000, device="cuda", dtype=torch.bfloat16)
     assert compare_outputs(r, r.clone()).ok

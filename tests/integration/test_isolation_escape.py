@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from leap.sandbox.isolation import IsolationLimits, probe_isolation
+from leap.sandbox.pool.isolation import IsolationLimits, probe_isolation
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 MARK = b"leapdaemon"

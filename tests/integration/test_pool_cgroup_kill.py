@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from leap.sandbox import verifier as V
 from leap.sandbox.config import SandboxConfig
+from leap.sandbox.judge import verifier as V
 from leap.tasks.suite import get_builtin
 
 MARK = "1234.5678"
@@ -42,7 +42,7 @@ def _sleepers() -> list[int]:
 
 
 def test_a_daemon_started_in_a_new_session_dies_with_the_child(tmp_path):
-    from leap.sandbox.pool import WorkerPool
+    from leap.sandbox.pool.pool import WorkerPool
 
     relu = get_builtin("relu_fp32")
     prep = V.prepare(relu, "cpu", SandboxConfig(), None)

@@ -24,7 +24,7 @@ POPS_THE_MODE = K.RELU.replace(
     "            return torch.relu(x)")
 GLOBAL_SWITCH = K.RELU.replace(
     "y = torch.empty_like(x)",
-    "import sys, threading, time\n        sys.modules['leap.sandbox.child']._D = None\n"
+    "import sys, threading, time\n        sys.modules['leap.sandbox.worker.child']._D = None\n"
     "        threading.Thread(target=time.sleep, args=(20,), daemon=True).start()\n        y = torch.empty_like(x)")
 FRAME_WALK = K.RELU_READS_UNINIT.replace(
     "    def forward(self, x):\n",

@@ -9,7 +9,7 @@ import torch
 from sandbox_cases import kernels as K
 
 from leap.sandbox import Sandbox, SandboxConfig
-from leap.sandbox.cuda_check import cuda_sources
+from leap.sandbox.judge.cuda_check import cuda_sources
 from leap.tasks.suite import get_builtin
 
 pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="CPU-only behaviour")
@@ -69,9 +69,9 @@ class ModelNew(nn.Module):
 def test_compile_job_builds_into_the_cache_and_the_check_child_reuses_it(tmp_path):
     """The cuda_inline machinery with a C++-only extension (this machine cannot link CUDA): a compile
     child builds into <cache>/<content hash>; a fresh check child finds it and does not rebuild."""
-    from leap.sandbox import verifier as V
-    from leap.sandbox.pool import WorkerPool
-    from leap.sandbox.scheduler import _write_init
+    from leap.sandbox.judge import verifier as V
+    from leap.sandbox.judge.scheduler import _write_init
+    from leap.sandbox.pool.pool import WorkerPool
 
     relu = get_builtin("relu_fp32")
     cache = tmp_path / "ext"

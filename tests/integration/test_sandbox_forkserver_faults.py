@@ -13,7 +13,7 @@ import pytest
 from sandbox_cases import kernels as K
 
 from leap.sandbox import Sandbox, SandboxConfig
-from leap.sandbox.pool import WorkerPool
+from leap.sandbox.pool.pool import WorkerPool
 from leap.tasks.suite import get_builtin
 
 SLOW = K.RELU.replace("y = torch.empty_like(x)", "import time\n        time.sleep(1.0)\n        y = torch.empty_like(x)")

@@ -137,7 +137,7 @@ def test_triton_interpreter_mode_follows_the_job_not_the_server(tmp_path):
         "import sys\n"
         f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
         "from sandbox_cases import kernels as K\n"
-        "from leap.sandbox.scheduler import Scheduler\n"
+        "from leap.sandbox.judge.scheduler import Scheduler\n"
         "from leap.sandbox import SandboxConfig\n"
         "from leap.tasks.task import parse_task\n"
         "import os\n"

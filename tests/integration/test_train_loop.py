@@ -13,7 +13,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from trainer_tiny import _fence, letter_early, letter_rule, short_prompt, write_tiny_checkpoint  # noqa: E402,F401
 
-from leap.sandbox.verdict import Verdict  # noqa: E402
+from leap.sandbox.judge.verdict import Verdict  # noqa: E402
 from leap.trainer import loop  # noqa: E402
 from leap.trainer.checkpoint import StopFlag  # noqa: E402
 from leap.trainer.config import load_config  # noqa: E402

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from leap.algorithms import group_credits
 from leap.algorithms.advantages import TurnSample, build_batch, turn_samples
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 PAD = 0
 # prompt/feedback ids live in [1000, 2000), completion ids in [2000, 3000): a mask error shows at once

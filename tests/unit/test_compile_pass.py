@@ -9,7 +9,7 @@ import torch
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
-from leap.sandbox import compile_pass
+from leap.sandbox.worker import compile_pass
 
 
 def _kernel(x_ptr, n, BLOCK):  # noqa: N803 - Triton style

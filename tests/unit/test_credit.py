@@ -12,7 +12,7 @@ from leap.algorithms import CreditConfig, RewardConfig, group_credits, group_nor
 from leap.algorithms.credit import leap_turn_credit, turn_returns
 from leap.algorithms.scalar import turn_score
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 FAILS = ("format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from leap.sandbox import cuda_ipc
-from leap.sandbox import verifier as V
-from leap.sandbox.scheduler import _receive
+from leap.sandbox.judge import verifier as V
+from leap.sandbox.judge.scheduler import _receive
+from leap.sandbox.pool import cuda_ipc
 
 GOOD = {"dtype": "bfloat16", "shape": [2, 3], "nbytes": 12, "ipc": "ab" * 64}
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from leap.algorithms import DCPConfig, DCPStats, dcp_decide, dcp_step_stats
 from leap.algorithms.dcp import gate, needs_turn, thresholds
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 
 def group(*trajs: str, expanded: bool = False) -> Group:

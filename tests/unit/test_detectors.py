@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-from leap.sandbox import detectors as D
+from leap.sandbox.worker import detectors as D
 
 
 class Relu(torch.nn.Module):
@@ -172,7 +172,7 @@ def test_lazy_torch_imports_by_judge_code_are_not_monkey_patches():
     import subprocess
     import sys
 
-    code = ("from leap.sandbox import detectors as d\nimport torch._dynamo, torch.profiler\n"
+    code = ("from leap.sandbox.worker import detectors as d\nimport torch._dynamo, torch.profiler\n"
             "print(d.integrity_problems())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -18,7 +18,7 @@ from leap.evaluation.metrics import (
     turns_per_success,
 )
 from leap.rollout.episode import NO_CODE_FEEDBACK
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 OK = Verdict(status="ok", correct=True)
 BAD = Verdict(status="incorrect", compiled=True)

@@ -4,7 +4,7 @@ decode forward (a cache-less loop would feed the whole sequence every step); the
 import pytest
 import torch
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.suite import get_builtin
 from leap.trainer.config import load_config
 from leap.trainer.model import generation_mode, load_policy

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from leap.cli.main import app
 from leap.rollout.prompts import build_messages
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.harvest import filter_by_pass_rate, harvest, pass_rates, rate_histogram
 from leap.tasks.suite import builtin_tasks
 from leap.trainer.config import ConfigError, RolloutConfig

@@ -1,7 +1,7 @@
-"""The host-clock cross-check's decision (`leap.sandbox.host_check.decide`) on recorded numbers:
+"""The host-clock cross-check's decision (`leap.sandbox.worker.host_check.decide`) on recorded numbers:
 other load on the GPU is re-timed and accepted, work outside the measured stream is flagged."""
 
-from leap.sandbox.host_check import Window, decide, excess_us
+from leap.sandbox.worker.host_check import Window, decide, excess_us
 
 
 def test_agreeing_clocks_are_ok_at_once():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from leap.sandbox.isolation import IsolationLimits, enter_isolation, probe_isolation, scrubbed_env
+from leap.sandbox.pool.isolation import IsolationLimits, enter_isolation, probe_isolation, scrubbed_env
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="needs root (namespaces/uid drop as on the sandbox hosts)")
@@ -106,7 +106,7 @@ def test_initial_environ_block_wiped(private_dir):
             "rep = iso.enter_isolation(sys.argv[2], iso.IsolationLimits(network=False, private_tmp=False, drop_uid=None))\n"
             "after = open('/proc/self/environ', 'rb').read()\n"
             "print(b'planted-s3cr3t' in before, b'planted-s3cr3t' in after, rep.layers['environ'])\n")
-    iso_path = Path(__file__).resolve().parents[2] / "src/leap/sandbox/isolation.py"
+    iso_path = Path(__file__).resolve().parents[2] / "src/leap/sandbox/pool/isolation.py"
     env = {"PATH": os.environ["PATH"], "MY_DB_PASSWORD": "planted-s3cr3t",
            "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
     res = subprocess.run([sys.executable, "-c", code, str(iso_path), private_dir], env=env, capture_output=True,
@@ -245,7 +245,7 @@ def test_cgroup_caps_fork_bomb_as_root(private_dir):
 @needs_root
 @cgroups_ok
 def test_cgroup_memory_cap_and_kill_all():
-    from leap.sandbox.cgroup_limits import cgroup_pids, enter_cgroup, kill_cgroup
+    from leap.sandbox.pool.cgroup_limits import cgroup_pids, enter_cgroup, kill_cgroup
 
     pid = os.fork()
     if pid == 0:  # resident memory beyond the cap: the kernel kills the process
@@ -311,7 +311,7 @@ def test_kept_dirs_under_tmp_are_bound_back(private_dir):
 
 @needs_root
 def test_uid_drop_falls_back_when_the_uid_cannot_read_the_python_environment(private_dir, tmp_path):
-    from leap.sandbox import isolation as iso
+    from leap.sandbox.pool import isolation as iso
 
     hidden = tmp_path / "locked"
     hidden.mkdir(mode=0o700)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from leap.sandbox import verifier as V
 from leap.sandbox.config import SandboxConfig
+from leap.sandbox.judge import verifier as V
 from leap.tasks.suite import get_builtin
 
 

@@ -11,7 +11,7 @@ from leap.evaluation.kernelbench import eval_results, kb_scores, problem_id
 from leap.evaluation.runner import guarded_verifier
 from leap.rollout.kb_prompt import kernelbench_messages, kernelbench_prompt
 from leap.rollout.prompts import PromptError
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import parse_task
 
 SRC = """import torch

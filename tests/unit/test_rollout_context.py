@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leap.rollout.context import NO_CODE, next_messages
 from leap.rollout.records import Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 TASK = [{"role": "system", "content": "sys"}, {"role": "user", "content": "TASK " * 50}]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leap.rollout.episode import EpisodeConfig, EpisodeStats, run_episodes
 from leap.rollout.policies.base import Generation, SamplingParams
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.suite import get_builtin
 
 

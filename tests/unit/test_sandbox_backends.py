@@ -2,7 +2,7 @@
 
 import pytest
 
-from leap.sandbox.backends import BackendError, detect_backend, detect_backends, resolve_backend
+from leap.sandbox.gate.backends import BackendError, detect_backend, detect_backends, resolve_backend
 
 TRITON = """
 import torch, triton

@@ -5,7 +5,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leap.sandbox.compare import (
+from leap.sandbox.judge.compare import (
     CHUNK,
     bit_identical,
     check_inputs_unchanged,

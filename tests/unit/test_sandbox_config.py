@@ -42,7 +42,7 @@ def test_worker_counts():
 
 
 def test_drop_uid_reaches_the_childs_isolation_limits():
-    from leap.sandbox.scheduler import _limits
+    from leap.sandbox.judge.scheduler import _limits
 
     assert _limits(SandboxConfig(drop_uid=65534), "cpu")["drop_uid"] == 65534
     assert _limits(SandboxConfig(drop_uid=None), "cuda")["drop_uid"] is None
@@ -50,8 +50,8 @@ def test_drop_uid_reaches_the_childs_isolation_limits():
 
 
 def test_harness_faults_are_recognised_for_one_retry():
-    from leap.sandbox.pool import ChildOutcome
-    from leap.sandbox.verifier import harness_fault
+    from leap.sandbox.judge.verifier import harness_fault
+    from leap.sandbox.pool.pool import ChildOutcome
 
     oom = {"ok": False, "stage": "run", "error": {"kind": "OutOfMemoryError", "message": "CUDA out of memory."}}
     assert harness_fault(ChildOutcome(result=oom), "cuda") == "CUDA out of memory"
@@ -70,8 +70,8 @@ def test_harness_faults_are_recognised_for_one_retry():
 
 
 def test_sandbox_error_and_needs_gpu_verdicts():
-    from leap.sandbox import verifier as V
-    from leap.sandbox.pool import ChildOutcome
+    from leap.sandbox.judge import verifier as V
+    from leap.sandbox.pool.pool import ChildOutcome
 
     base = {"task": "t", "device": "cpu"}
     assert V.harness_error(RuntimeError("boom"), base).status == "sandbox_error"

@@ -2,8 +2,8 @@
 
 import torch
 
-from leap.sandbox.compare import compare_outputs
-from leap.sandbox.feedback import (
+from leap.sandbox.judge.compare import compare_outputs
+from leap.sandbox.judge.feedback import (
     REJECTION_WORDS,
     clean_paths,
     feedback_for,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from leap.sandbox.gpu_locks import GpuLocks, RWLock
+from leap.sandbox.pool.gpu_locks import GpuLocks, RWLock
 
 
 def _until_waiting(lk: RWLock, n: int) -> None:

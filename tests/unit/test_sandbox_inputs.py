@@ -2,8 +2,8 @@
 
 import torch
 
-from leap.sandbox.inputs import SAMPLE, _sample, is_degenerate, make_trials, new_seed, task_inputs
-from leap.sandbox.task_module import load_task_module
+from leap.sandbox.judge.inputs import SAMPLE, _sample, is_degenerate, make_trials, new_seed, task_inputs
+from leap.sandbox.judge.task_module import load_task_module
 from leap.tasks.task import parse_task
 
 RELU = """

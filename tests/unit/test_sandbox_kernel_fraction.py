@@ -2,13 +2,13 @@
 
 import pytest
 
-from leap.sandbox.kernel_fraction import (
+from leap.sandbox.worker.kernel_fraction import (
     fraction_from_kernels,
     is_library_kernel,
     kernel_names_from_source,
     matches_custom,
 )
-from leap.sandbox.timing import host_agrees, summarize
+from leap.sandbox.worker.timing import host_agrees, summarize
 
 SRC = '''
 import triton

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import torch
 
-from leap.sandbox import reference as R
-from leap.sandbox.inputs import make_trials
-from leap.sandbox.task_module import build_model, load_task_module
+from leap.sandbox.judge import reference as R
+from leap.sandbox.judge.inputs import make_trials
+from leap.sandbox.judge.task_module import build_model, load_task_module
 from leap.tasks.task import parse_task
 
 SRC = """

@@ -5,7 +5,7 @@ import sys
 import pytest
 import torch
 
-from leap.sandbox.task_module import (
+from leap.sandbox.judge.task_module import (
     TaskModuleError,
     build_candidate,
     build_model,
@@ -83,7 +83,7 @@ def test_get_inputs_must_return_a_list():
 def test_seeded_builds_do_not_interleave_with_trial_draws_in_other_threads():
     import threading
 
-    from leap.sandbox.inputs import make_trials
+    from leap.sandbox.judge.inputs import make_trials
     from leap.tasks.task import parse_task
 
     src = """

@@ -13,7 +13,7 @@ def test_sandbox_url_key(monkeypatch):
 
 def test_trainer_picks_remote_sandbox_when_url_set():
     from leap.sandbox import RemoteSandbox
-    from leap.sandbox.verdict import Verdict
+    from leap.sandbox.judge.verdict import Verdict
     from leap.tasks.suite import get_builtin
     from leap.trainer.rollouts import Rollouts
 

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from leap.sandbox.static_gate import REASON_POLICY, REASON_TORCH, GateResult, check_source
+from leap.sandbox.gate.static_gate import REASON_POLICY, REASON_TORCH, GateResult, check_source
 
 HEAD = '''
 import math

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from test_static_gate import LAUNCH, assert_ok, assert_rejected, triton_src
 
-from leap.sandbox.feedback import gate_feedback
-from leap.sandbox.static_gate import check_source
-from leap.sandbox.static_kinds import SCALAR, TENSOR, TENSORS, UNKNOWN, UNSET, Kind, Tag, items, merge
+from leap.sandbox.gate.static_gate import check_source
+from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, TENSORS, UNKNOWN, UNSET, Kind, Tag, items, merge
+from leap.sandbox.judge.feedback import gate_feedback
 
 # Each hack: PyTorch computes the answer through an indirection, a copy kernel launches.
 HOLES = {
@@ -237,7 +237,7 @@ def test_kinds_are_a_typed_lattice():
 
 
 def test_judge_gate_carries_rules_rule_line_and_strict_verdict():
-    from leap.sandbox.judge_shim import gate as judge_gate
+    from leap.sandbox.judge.judge_shim import gate as judge_gate
 
     partial = triton_src(LAUNCH + "return torch.sigmoid(out)")
     strict = judge_gate(partial, "triton", [])
@@ -253,7 +253,7 @@ def test_config_and_cli_take_the_rules(tmp_path):
 
     from leap.cli.main import app
     from leap.sandbox import SandboxConfig
-    from leap.sandbox.verdict import Verdict
+    from leap.sandbox.judge.verdict import Verdict
 
     assert SandboxConfig().rules == "leap" and SandboxConfig(rules="kernelbench").rules == "kernelbench"
     with pytest.raises(ValueError):

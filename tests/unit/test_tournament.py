@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from leap.algorithms import RewardConfig, tournament_advantages
 from leap.algorithms.tournament import Outcome, compare, outcome, speed_tier
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import STATUSES, Verdict
+from leap.sandbox.judge.verdict import STATUSES, Verdict
 
 CFG = RewardConfig()
 

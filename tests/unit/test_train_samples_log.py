@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from leap.rollout.policies.hf import HFPolicy
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.suite import get_builtin
 from leap.trainer import loop
 from leap.trainer.config import load_config

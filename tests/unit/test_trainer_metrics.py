@@ -8,7 +8,7 @@ import math
 import pytest
 
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.trainer.config import load_config
 from leap.trainer.metrics import rollout_metrics
 

@@ -13,7 +13,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
-from leap.sandbox.verdict import Verdict  # noqa: E402
+from leap.sandbox.judge.verdict import Verdict  # noqa: E402
 from leap.tasks.suite import get_builtin  # noqa: E402
 from leap.trainer.config import load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
 from leap.rollout.records import Group, Trajectory, Turn  # noqa: E402
-from leap.sandbox.verdict import Verdict  # noqa: E402
+from leap.sandbox.judge.verdict import Verdict  # noqa: E402
 from leap.trainer.config import load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402
 from leap.trainer.optim import build_optimizer, build_scheduler  # noqa: E402

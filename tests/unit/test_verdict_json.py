@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 
 def test_non_finite_errors_are_strict_json_and_round_trip():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 
 def write_tiny_checkpoint(path: Path, seed: int = 0) -> Path:

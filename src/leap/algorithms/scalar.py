@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from leap.algorithms.config import RewardConfig
 from leap.rollout.records import Group, Trajectory
-from leap.sandbox.verdict import NOT_THE_CANDIDATE, Verdict
+from leap.sandbox.judge.verdict import NOT_THE_CANDIDATE, Verdict
 
 
 def unjudged(traj: Trajectory) -> bool:

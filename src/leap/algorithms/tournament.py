@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from leap.algorithms.config import RewardConfig
 from leap.algorithms.scalar import judged_only, unjudged
 from leap.rollout.records import Group, Trajectory
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 FAIL_RANK: dict[str, int] = {  # needs_gpu / sandbox_error never rank: such trajectories are left out
     "incorrect": 2,

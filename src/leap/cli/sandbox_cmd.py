@@ -121,7 +121,7 @@ def doctor(json_out: bool = typer.Option(False, "--json", help="print the layers
     from rich.console import Console
     from rich.table import Table
 
-    from leap.sandbox.pool import WorkerPool
+    from leap.sandbox.pool.pool import WorkerPool
 
     with tempfile.TemporaryDirectory(prefix="leap-doctor-") as tmp:
         pool = WorkerPool(tmp, prewarm=0, interpret=True)
@@ -210,7 +210,7 @@ def serve(
         fail(f"set {TOKEN_ENV} to the bearer token clients must send")
     from leap.rollout.server import UvicornServer
     from leap.sandbox import Sandbox, SandboxConfig
-    from leap.sandbox.verifier import resolve_device
+    from leap.sandbox.judge.verifier import resolve_device
 
     try:
         dev = resolve_device(device.split(":")[0])

@@ -46,7 +46,7 @@ def _read_source(path: str | Path, what: str = "candidate file") -> str:
 
 
 def _device(device: str) -> str:
-    from leap.sandbox.verifier import resolve_device
+    from leap.sandbox.judge.verifier import resolve_device
 
     try:
         return resolve_device(device)

@@ -16,7 +16,7 @@ from leap.demo.policy import TinyPolicy, build_prompt
 from leap.rollout.episode import EpisodeConfig, dcp_continue, run_episodes
 from leap.rollout.policies.base import Generation, SamplingParams
 from leap.rollout.records import Group, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 

@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 P_VALUES: tuple[float, ...] = (0.0, 1.0, 1.5, 2.0)
 _KB_TASK = re.compile(r"^kb_l(\d+)_(\d+)_")

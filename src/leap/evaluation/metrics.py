@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from math import comb
 
 from leap.rollout.episode import NO_CODE_FEEDBACK
-from leap.sandbox.verdict import NOT_THE_CANDIDATE, Verdict
+from leap.sandbox.judge.verdict import NOT_THE_CANDIDATE, Verdict
 
 Results = Mapping[str, Sequence[Sequence[Verdict]]]
 

@@ -23,7 +23,7 @@ from leap.durable import append_jsonl, atomic_write_jsonl, atomic_write_text
 from leap.rollout.episode import EpisodeConfig, EpisodeStats, Verifier, run_episodes
 from leap.rollout.policies.base import Policy
 from leap.rollout.records import Group
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 

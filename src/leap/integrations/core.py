@@ -15,7 +15,7 @@ from leap.algorithms.scalar import scalar_advantages, trajectory_reward
 from leap.algorithms.tournament import tournament_advantages
 from leap.rollout.extract import extract_code
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task, iter_task_source
 
 NO_CODE = ("No Python code block with `class ModelNew` was found. Answer with one ```python block "

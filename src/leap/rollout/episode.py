@@ -16,7 +16,7 @@ from leap.rollout.extract import extract_code
 from leap.rollout.policies.base import Generation, Policy, SamplingParams
 from leap.rollout.prompts import build_messages
 from leap.rollout.records import Group, Trajectory, Turn
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 Verifier = Callable[[list[tuple[Task, str]]], list[Verdict]]

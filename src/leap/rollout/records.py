@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 

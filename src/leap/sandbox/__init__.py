@@ -24,7 +24,7 @@ def __getattr__(name: str):
 
         return SandboxConfig
     if name == "Verdict":
-        from leap.sandbox.verdict import Verdict
+        from leap.sandbox.judge.verdict import Verdict
 
         return Verdict
     raise AttributeError(f"module 'leap.sandbox' has no attribute {name!r}")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 
@@ -15,8 +15,8 @@ class Sandbox:
     """Holds a warm pool of candidate workers. Use as ``with Sandbox(config) as sb: sb.verify(...)``."""
 
     def __init__(self, config: SandboxConfig | None = None, device: str = "auto"):
-        from leap.sandbox.scheduler import Scheduler
-        from leap.sandbox.verifier import resolve_device
+        from leap.sandbox.judge.scheduler import Scheduler
+        from leap.sandbox.judge.verifier import resolve_device
 
         self.config = config or SandboxConfig()
         self.device = resolve_device(device)

@@ -101,7 +101,7 @@ def case_task(case: Case, root: str | Path | None = None) -> Task:
 
 def gate_only(case: Case, root=None) -> CaseResult:
     """Decide a case with the static gate alone (no runtime): "rejected"/"format_error", or "passed_gate"."""
-    from leap.sandbox.static_gate import check_source
+    from leap.sandbox.gate.static_gate import check_source
 
     t0 = time.monotonic()
     task = case_task(case, root)

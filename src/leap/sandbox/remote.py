@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 

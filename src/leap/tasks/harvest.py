@@ -116,7 +116,7 @@ def harvest(rows: Sequence[Mapping], tasks: Mapping[str, Task],
     """SFT rows from the correct turns of `leap eval` ``rows`` (see the module docstring)."""
     from leap.rollout.context import next_messages
     from leap.rollout.records import Turn
-    from leap.sandbox.verdict import Verdict
+    from leap.sandbox.judge.verdict import Verdict
 
     stats, seen, out = HarvestStats(), set(), []
     for (name, sample), turns in sorted(_samples(rows).items()):

@@ -6,7 +6,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
-import leap.sandbox.compare as target
+import leap.sandbox.judge.compare as target
 
 TASK = "relu"
 EXPECT = ("rejected", "runtime_error", "incorrect")

@@ -9,7 +9,7 @@
   is called, or a cupy ``RawKernel``/``RawModule``/cuda.core ``Program`` kernel that is launched.
 * No PyTorch compute (``torch.*``, ``torch.nn.functional``, tensor methods or operators on tensors, nn
   layers) in the forward data path except ops the task allows; allocation, views, shape, dtype and device
-  handling are always allowed (see `leap.sandbox.static_dataflow`).
+  handling are always allowed (see `leap.sandbox.gate.static_dataflow`).
 * No try/except, no imports outside a small allowlist (threads, processes, ctypes, gc, inspect,
   importlib, sockets, time, ... are not on it), no exec/eval/compile/open/``__import__``/globals/id, no
   dunder introspection, no tensor subclasses or special dunder methods, no stream or graph creation, no
@@ -28,9 +28,9 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from leap.sandbox import static_gate_tables as T
-from leap.sandbox.feedback import gate_feedback
-from leap.sandbox.static_dataflow import DataPath, ModuleIndex
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex
+from leap.sandbox.judge.feedback import gate_feedback
 
 REASON_FORMAT = "The solution must be valid Python that defines class ModelNew(nn.Module)."
 REASON_NO_KERNEL = ("The solution must compute its result with a custom kernel for the requested backend, "
@@ -60,7 +60,7 @@ class GateResult:
     """Outcome of the static gate. ``status`` maps straight onto `Verdict.status`.
 
     ``reason`` is the feedback for the policy: what is wrong in general words, then the rule and the
-    offending line (`leap.sandbox.feedback.gate_feedback`). ``findings`` hold the same as data (rule,
+    offending line (`leap.sandbox.judge.feedback.gate_feedback`). ``findings`` hold the same as data (rule,
     line, column). ``strict`` is, under rules "kernelbench", LEAP's own stricter verdict
     (``"ok"`` or ``"rejected: <rule> (line N)"``); empty under rules "leap"."""
 

@@ -7,12 +7,12 @@ does not offer is skipped and reported (``report.layers[name] = "fallback: why"`
   private dir; the process's initial environment block (``/proc/self/environ``) is zeroed.
 * ``network``  — a new network namespace (``unshare(CLONE_NEWNET)``; with ``CLONE_NEWUSER`` when not
   root): no interfaces but a downed loopback, so even 127.0.0.1 is unreachable.
-* ``cgroup``   — its own cgroup (`leap.sandbox.cgroup_limits`): ``pids.max`` (a fork-bomb cap that holds
+* ``cgroup``   — its own cgroup (`leap.sandbox.pool.cgroup_limits`): ``pids.max`` (a fork-bomb cap that holds
   for root), a resident-memory cap, and a handle for the judge to kill every process it started.
 * ``rlimits``  — host memory (RLIMIT_AS on CPU; RLIMIT_DATA on GPU, where CUDA needs a huge virtual
   address space), processes (RLIMIT_NPROC; only enforced for non-root), file size (RLIMIT_FSIZE;
   SIGXFSZ ignored so a write fails with EFBIG), open files, core dumps off.
-* ``mounts``   — a private mount namespace (`leap.sandbox.mount_views`): fresh tmpfs over /tmp, /var/tmp,
+* ``mounts``   — a private mount namespace (`leap.sandbox.pool.mount_views`): fresh tmpfs over /tmp, /var/tmp,
   /dev/shm and the pool's scratch root; everything but the private dir (and the writable keep-paths)
   read-only.
 * ``pid``      — a PID namespace (the calling process stays outside as a waiter, the harness continues
@@ -37,8 +37,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from leap.sandbox.cgroup_limits import enter_cgroup
-from leap.sandbox.mount_views import (
+from leap.sandbox.pool.cgroup_limits import enter_cgroup
+from leap.sandbox.pool.mount_views import (
     MASKED_DIRS,
     MS_NODEV,
     MS_NOEXEC,
@@ -327,7 +327,9 @@ def _import_roots() -> list[str]:
     harness preloads (torch, triton, numpy, leap)."""
     import sys
 
-    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    import leap
+
+    roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(leap.__file__))}
     for name in ("torch", "triton", "numpy"):
         mod = sys.modules.get(name)
         if getattr(mod, "__file__", None):

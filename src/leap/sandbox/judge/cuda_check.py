@@ -17,8 +17,8 @@ import sysconfig
 import tempfile
 import time
 
-from leap.sandbox import judge_shim as J
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge import judge_shim as J
+from leap.sandbox.judge.verdict import Verdict
 
 CHECK_VERSION = 2  # bump when the check itself changes (cache key)
 NEEDS_GPU = ("Running and timing this {backend} solution needs a CUDA GPU; none is available here, so only "

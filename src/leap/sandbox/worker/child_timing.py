@@ -1,6 +1,6 @@
 """Timing inside the candidate child (GPU only), bound at import, before candidate code loads.
 
-Uses the judge's `leap.sandbox.timing` when it provides ``time_forward``; otherwise a minimal
+Uses the judge's `leap.sandbox.worker.timing` when it provides ``time_forward``; otherwise a minimal
 measurement with the same protocol: warm-up, L2 flush (>= 2x L2) before each sample, CUDA events,
 median of N samples, and a second measurement on the host clock with a device-wide synchronize.
 """
@@ -13,13 +13,13 @@ import time
 import torch
 
 try:  # the judge engineer's module (DESIGN.md §3 step 4)
-    from leap.sandbox import timing as judge_timing
+    from leap.sandbox.worker import timing as judge_timing
 except ImportError:  # not there yet: the fallback below
     judge_timing = None
-from leap.sandbox.host_check import Window, decide
+from leap.sandbox.worker.host_check import Window, decide
 
 try:
-    from leap.sandbox import kernel_fraction as judge_kf
+    from leap.sandbox.worker import kernel_fraction as judge_kf
 except ImportError:
     judge_kf = None
 
@@ -88,7 +88,7 @@ def measure(model, inputs, cfg: dict) -> dict:
 
 def _cross_check(model, inputs, out: dict, timed, tol: float, slack: float, attempts: int) -> dict:
     """The host clock disagreed with the events: load on the GPU, or work outside the measured stream?
-    Re-look with a same-window probe (`leap.sandbox.host_check.decide`), re-timing while in doubt. The
+    Re-look with a same-window probe (`leap.sandbox.worker.host_check.decide`), re-timing while in doubt. The
     returned timing carries ``host_check`` (every window's decision) and ``host_agrees`` = not flagged."""
     windows = []
     for attempt in range(max(1, attempts)):

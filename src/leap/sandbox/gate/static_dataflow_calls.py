@@ -11,13 +11,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from leap.sandbox import static_gate_tables as T
-from leap.sandbox import static_kinds as K
-from leap.sandbox.static_gate_tables import torch_category
-from leap.sandbox.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate.static_gate_tables import torch_category
+from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
 if TYPE_CHECKING:  # the analysis passes itself in; no import at run time (no cycle)
-    from leap.sandbox.static_dataflow import DataPath
+    from leap.sandbox.gate.static_dataflow import DataPath
 
 # Methods of Python containers and strings: allowed on a value of unknown kind (tensors have none of them).
 OBJECT_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "values", "items", "update",

@@ -3,7 +3,7 @@
 The *data path* is every function that can run when ModelNew is called: ``forward``/``__call__`` of the
 candidate's module classes and everything they reference (helper functions, methods, the ``__init__`` of
 classes built there, functions stored as values), but not the reference ``Model``, the input generators
-or the ``@triton.jit`` bodies. Over it a flow-insensitive kind analysis (`leap.sandbox.static_kinds`)
+or the ``@triton.jit`` bodies. Over it a flow-insensitive kind analysis (`leap.sandbox.gate.static_kinds`)
 tells tensors from Python scalars, so ``n = x.numel(); grid = (n + 255) // 256`` passes while
 ``y = x * 2`` or ``x.sum()`` is PyTorch compute. The analysis is *default deny*: a value whose kind it
 cannot establish counts as possibly a tensor. Containers keep the kind of their items; lambdas and nested
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import ast
 
-from leap.sandbox import static_gate_tables as T
-from leap.sandbox import static_kinds as K
-from leap.sandbox.static_dataflow_calls import method_store
-from leap.sandbox.static_dataflow_exprs import ExprKinds, annot_kind, binop_kind, is_range, merge_ret
-from leap.sandbox.static_gate_tables import torch_category
-from leap.sandbox.static_index import ModuleIndex
-from leap.sandbox.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate.static_dataflow_calls import method_store
+from leap.sandbox.gate.static_dataflow_exprs import ExprKinds, annot_kind, binop_kind, is_range, merge_ret
+from leap.sandbox.gate.static_gate_tables import torch_category
+from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
 __all__ = ["DataPath", "ModuleIndex"]
 _ENTRY_METHODS = ("forward", "__call__", "backward")

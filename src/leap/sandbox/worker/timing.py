@@ -148,7 +148,7 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
 
 
 def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10) -> dict[str, float]:
-    """The host-clock cross-check's second look (`leap.sandbox.host_check`), interleaved call by call so
+    """The host-clock cross-check's second look (`leap.sandbox.worker.host_check`), interleaved call by call so
     load hits both alike: a probe kernel (a fill of an L2-flush-sized buffer on the measured stream) timed
     on the host clock and with events, then the candidate on the host clock (cold L2: the fill flushed it).
     Medians in microseconds."""

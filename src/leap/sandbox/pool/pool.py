@@ -25,11 +25,11 @@ from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
 from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
-from leap.sandbox import isolation
-from leap.sandbox.cgroup_limits import kill_cgroup
-from leap.sandbox.isolation import kill_pid_namespace
+from leap.sandbox.pool import isolation
+from leap.sandbox.pool.cgroup_limits import kill_cgroup
+from leap.sandbox.pool.isolation import kill_pid_namespace
 
-PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.isolation", "leap.sandbox.child"]  # + config.preload_extra (e.g. cupy)
+PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.pool.isolation", "leap.sandbox.worker.child"]  # + config.preload_extra (e.g. cupy)
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
             "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
             "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
@@ -217,7 +217,7 @@ class WorkerPool:
             return self._spawn_once()
 
     def _spawn_once(self) -> _Warm:
-        from leap.sandbox.child import child_entry
+        from leap.sandbox.worker.child import child_entry
 
         self._server.ensure_running()
         private = tempfile.mkdtemp(prefix="leap-cand-", dir=self._scratch)

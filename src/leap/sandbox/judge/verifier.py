@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import torch
 
-from leap.sandbox import judge_shim as J
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge import judge_shim as J
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
 INIT_SEED = 42
@@ -148,11 +148,11 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
     rejected when the run-time detectors objected (generic words for the policy, specifics in detail)."""
     if result.get("stage") == "rejected":
         try:
-            from leap.sandbox.detectors import GENERIC_FEEDBACK as generic
+            from leap.sandbox.worker.detectors import GENERIC_FEEDBACK as generic
         except ImportError:
             generic = "The solution was rejected by the sandbox's run-time checks."
         if result.get("compute"):
-            from leap.sandbox.compute_guard import FEEDBACK as generic
+            from leap.sandbox.worker.compute_guard import FEEDBACK as generic
         return Verdict(status="rejected", compiled=True, **base, feedback=generic,
                        detail="; ".join(str(p) for p in result.get("problems") or [])[:3000])
     err = result.get("error") or {}

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.inputs import is_degenerate  # noqa: F401 - re-exported for the runtime
+from leap.sandbox.judge.inputs import is_degenerate  # noqa: F401 - re-exported for the runtime
 
 DEFAULT_TOLERANCES: dict[str, float] = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1.6e-2}
 DTYPE_KEYS: dict[torch.dtype, str] = {

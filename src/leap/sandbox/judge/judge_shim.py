@@ -10,13 +10,13 @@ import ast
 import types
 from dataclasses import dataclass
 
-from leap.sandbox import feedback, inputs, task_module
-from leap.sandbox.backends import detect_backend
-from leap.sandbox.compare import CompareResult as Compared
-from leap.sandbox.compare import bit_identical, compare_outputs, is_degenerate
-from leap.sandbox.inputs import Trial
-from leap.sandbox.static_gate import check_source
-from leap.sandbox.task_module import load_task_module
+from leap.sandbox.gate.backends import detect_backend
+from leap.sandbox.gate.static_gate import check_source
+from leap.sandbox.judge import feedback, inputs, task_module
+from leap.sandbox.judge.compare import CompareResult as Compared
+from leap.sandbox.judge.compare import bit_identical, compare_outputs, is_degenerate
+from leap.sandbox.judge.inputs import Trial
+from leap.sandbox.judge.task_module import load_task_module
 
 __all__ = ["Compared", "Gate", "Trial", "bit_identical", "build_reference", "compare_outputs", "detect_backend",
            "flat", "gate", "init_inputs", "is_degenerate", "load_task_module", "make_trials",

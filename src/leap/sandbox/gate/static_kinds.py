@@ -1,4 +1,4 @@
-"""Value kinds of the static gate's data-path analysis (`leap.sandbox.static_dataflow`).
+"""Value kinds of the static gate's data-path analysis (`leap.sandbox.gate.static_dataflow`).
 
 A `Kind` is a `Tag` plus, for the kinds that name something, an argument: ``Kind(Tag.REF,
 "torch.relu")`` is a reference to an imported name, ``Kind(Tag.USERMOD, "Block")`` an instance of the

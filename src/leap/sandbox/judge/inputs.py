@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.task_module import RNG_LOCK, TaskModuleError, get_inputs, seeded
+from leap.sandbox.judge.task_module import RNG_LOCK, TaskModuleError, get_inputs, seeded
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
@@ -115,7 +115,7 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
     (randn, rand, randint, tensor, ...) allocate and draw there (same shapes, dtypes and distributions,
     other values than on the CPU); tensors it makes elsewhere are moved. A task whose inputs cannot be
     made under the device context falls back to drawing on the CPU and moving. Holds
-    `leap.sandbox.task_module.RNG_LOCK` (judge threads seed the global generator one at a time)."""
+    `leap.sandbox.judge.task_module.RNG_LOCK` (judge threads seed the global generator one at a time)."""
     dev = _device(device)
     if dev.type == "cpu":
         with seeded(seed):

@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
-from leap.sandbox import cuda_check
-from leap.sandbox import judge_shim as J
-from leap.sandbox import verifier as V
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.gpu_locks import GpuLocks
-from leap.sandbox.pool import ChildOutcome, WorkerPool
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge import cuda_check
+from leap.sandbox.judge import judge_shim as J
+from leap.sandbox.judge import verifier as V
+from leap.sandbox.judge.verdict import Verdict
+from leap.sandbox.pool.gpu_locks import GpuLocks
+from leap.sandbox.pool.pool import ChildOutcome, WorkerPool
 from leap.tasks.task import Task
 
 
@@ -212,7 +212,7 @@ class Scheduler:
         ref_times = (None, None)
         if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
             # reference timings only for candidates that ran and were timed; cached per task
-            from leap.sandbox import ref_timing
+            from leap.sandbox.judge import ref_timing
 
             t1 = time.monotonic()
             ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
@@ -291,7 +291,7 @@ class Scheduler:
         mode = self.config.transport
         if dev != "cuda" or mode == "files":
             return None
-        from leap.sandbox import cuda_ipc
+        from leap.sandbox.pool import cuda_ipc
 
         if mode == "auto":
             with self._probe_lock:  # one probe per GPU, the other candidates wait for its answer
@@ -306,7 +306,7 @@ class Scheduler:
         """Send a tensor to an isolated child by IPC and get it back doubled; False (files) on any failure."""
         import torch
 
-        from leap.sandbox import cuda_ipc
+        from leap.sandbox.pool import cuda_ipc
 
         if not cuda_ipc.available():
             return False
@@ -371,7 +371,7 @@ class Scheduler:
 def _receive(msg: dict, device: str, received: dict) -> dict:
     """Judge side of a child's ``tensors`` message: map, copy and unmap each record, answer at once (the
     child frees its buffers after the answer). A malformed record is refused, never trusted."""
-    from leap.sandbox import cuda_ipc
+    from leap.sandbox.pool import cuda_ipc
 
     key, kind, items = msg.get("key"), msg.get("kind"), msg.get("items")
     try:

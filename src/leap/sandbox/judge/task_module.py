@@ -84,7 +84,7 @@ def init_inputs(module: types.ModuleType, seed: int) -> list[Any]:
 
 def get_inputs(module: types.ModuleType, small: bool) -> list[Any]:
     """The task's inputs: ``get_small_inputs()`` when ``small`` and the task defines it, else ``get_inputs()``.
-    Draws from torch's global generator: seed it first (`leap.sandbox.inputs` does)."""
+    Draws from torch's global generator: seed it first (`leap.sandbox.judge.inputs` does)."""
     fn = "get_small_inputs" if small and callable(getattr(module, "get_small_inputs", None)) else "get_inputs"
     return _call(module, fn)
 

@@ -1,4 +1,4 @@
-"""Reference timings for the scheduler: `leap.sandbox.reference.reference_timings` (which keeps the disk
+"""Reference timings for the scheduler: `leap.sandbox.judge.reference.reference_timings` (which keeps the disk
 cache) memoised per (task, GPU) in the judge's process. A memoised timing takes no GPU lock; a new one
 is measured once per key (concurrent candidates of the task wait for it) on the inputs the child times
 (trial 0), holding the GPU alone only while it times (`reference.measure_reference`)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from leap.sandbox import reference
+from leap.sandbox.judge import reference
 
 _MU = threading.Lock()
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}

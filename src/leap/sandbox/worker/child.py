@@ -24,13 +24,13 @@ import traceback
 
 import torch
 
-from leap.sandbox import child_timing
-from leap.sandbox import compute_guard as _guard
-from leap.sandbox import cuda_ipc as _ipc
-from leap.sandbox.compile_pass import compile_kernels as _compile_kernels
+from leap.sandbox.pool import cuda_ipc as _ipc
+from leap.sandbox.worker import child_timing
+from leap.sandbox.worker import compute_guard as _guard
+from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
-    from leap.sandbox import detectors as _D
+    from leap.sandbox.worker import detectors as _D
 except ImportError:  # pragma: no cover - module not there: no run-time detectors
     _D = None
 
@@ -71,7 +71,7 @@ def child_entry(conn, private_dir: str) -> None:
         out = os.open(os.path.join(private_dir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(out, fd)
         os.close(out)
-    from leap.sandbox.pool import scrubbed_env
+    from leap.sandbox.pool.pool import scrubbed_env
 
     env = scrubbed_env(dict(os.environ), home=private_dir)
     os.environ.clear()
@@ -140,9 +140,9 @@ def _isolate(job: dict, private_dir: str) -> dict:
     if not job.get("isolation", True):
         return {"isolation": "off"}
     try:
-        from leap.sandbox import isolation
+        from leap.sandbox.pool import isolation
     except ImportError:
-        return {"isolation": "fallback: leap.sandbox.isolation not available"}
+        return {"isolation": "fallback: leap.sandbox.pool.isolation not available"}
     kw = {k: v for k, v in (job.get("limits") or {}).items() if k in ("memory_bytes", "drop_uid", "network")}
     # shared caches (e.g. the extension build cache) and the Python environment itself (a venv or checkout
     # under /tmp) would be hidden by the private tmp mounts: the isolation layer binds them back
@@ -155,9 +155,10 @@ def _isolate(job: dict, private_dir: str) -> dict:
 def _masked_env_paths(private_dir: str) -> list[str]:
     """Directories this interpreter imports from (prefix, sys.path, LEAP's own source) that lie under a
     masked dir, outermost only; none that holds the private dir (it has its own mount)."""
-    from leap.sandbox.isolation import MASKED_DIRS
+    import leap
+    from leap.sandbox.pool.isolation import MASKED_DIRS
 
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(leap.__file__)))  # LEAP's source root
     found = set()
     for p in {sys.prefix, sys.exec_prefix, sys.base_prefix, here, *sys.path}:
         if not p:

@@ -1,16 +1,16 @@
-"""Expression kinds for the data-path analysis (`leap.sandbox.static_dataflow`): names, attributes,
+"""Expression kinds for the data-path analysis (`leap.sandbox.gate.static_dataflow`): names, attributes,
 subscripts, operators, literals and containers. Default deny: an operator, comparison or indexed write on
-a value that may be a tensor is PyTorch compute (calls are in `leap.sandbox.static_dataflow_calls`)."""
+a value that may be a tensor is PyTorch compute (calls are in `leap.sandbox.gate.static_dataflow_calls`)."""
 
 from __future__ import annotations
 
 import ast
 
-from leap.sandbox import static_gate_tables as T
-from leap.sandbox import static_kinds as K
-from leap.sandbox.static_dataflow_calls import call_kind
-from leap.sandbox.static_gate_tables import torch_category
-from leap.sandbox.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate.static_dataflow_calls import call_kind
+from leap.sandbox.gate.static_gate_tables import torch_category
+from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
 _CONSTANTS = {"math": {"pi", "e", "tau", "inf", "nan"}, "cmath": {"pi", "e", "tau", "inf", "nan"}}
 

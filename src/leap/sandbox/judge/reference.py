@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.task_module import build_model, load_task_module
+from leap.sandbox.judge.task_module import build_model, load_task_module
 
 CACHE_FILE = "reference_timings.json"
 INIT_SEED = 42
@@ -53,7 +53,7 @@ def reference_output(model: torch.nn.Module, inputs: Sequence[Any], device: str 
 
 def reference_outputs(model: torch.nn.Module, trials: Sequence[Any],
                       device: str | torch.device | None = None) -> list[Any]:
-    """Reference output of every trial (a `leap.sandbox.inputs.Trial` or a plain input list)."""
+    """Reference output of every trial (a `leap.sandbox.judge.inputs.Trial` or a plain input list)."""
     return [reference_output(model, getattr(t, "inputs", t), device) for t in trials]
 
 
@@ -130,7 +130,7 @@ def measure_reference(model: torch.nn.Module, args: list, config: Any = None,
     """(eager median us, torch.compile median us or None when compile fails) with the sandbox's timing.
     torch.compile's compilation (seconds of CPU) runs under ``hold(False)``, each measurement under
     ``hold(True)``, so compiling never keeps other candidates off the GPU."""
-    from leap.sandbox.timing import time_forward
+    from leap.sandbox.worker.timing import time_forward
 
     hold = hold or _no_hold
     kw = dict(warmup=int(getattr(config, "warmup", 5)), samples=int(getattr(config, "timing_samples", 30)),

@@ -1,0 +1,1 @@
+"""The judge: trial inputs, references, comparison, the pipeline that decides a `Verdict`, and its feedback."""

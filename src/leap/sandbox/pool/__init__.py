@@ -1,0 +1,1 @@
+"""The pool: forkserver worker processes and what confines them (isolation, mounts, cgroups, GPU locks, IPC)."""
