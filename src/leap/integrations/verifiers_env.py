@@ -28,7 +28,7 @@ from leap.algorithms.config import RewardConfig
 from leap.algorithms.scalar import trajectory_reward
 from leap.integrations.core import KernelJudge, LeapGroupRewards, trajectory
 from leap.rollout.prompts import build_messages, feedback_message
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task, iter_task_source
 
 TASKSET_ID = "leap-vf"
