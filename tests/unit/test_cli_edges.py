@@ -49,7 +49,7 @@ def test_json_safe_turns_nan_into_null():
 def test_tasks_list_keeps_full_names_on_a_narrow_pipe():
     res = runner.invoke(app, ["tasks", "list"], env={"COLUMNS": "80"}, terminal_width=80)
     assert res.exit_code == 0
-    from leap.tasks.task import iter_task_source
+    from leap.tasks.suite import iter_task_source
 
     longest = max((t.name for t in iter_task_source("builtin")), key=len)
     assert longest in res.output

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from leap.cli.main import app
 from leap.tasks.cpu_size import ELEMENT_TARGET, cpu_sizing, cpu_task, find_knobs, measure
-from leap.tasks.task import TaskError, iter_task_source, load_task_dir, load_task_file
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import TaskError, load_task_dir, load_task_file
 from leap.tasks.validate import validate_task
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"

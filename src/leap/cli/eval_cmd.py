@@ -42,7 +42,8 @@ def register(app: typer.Typer) -> None:
         from leap.rollout.policies import PolicyError, SamplingParams, load_policy
         from leap.rollout.prompts import BACKENDS
         from leap.sandbox import Sandbox
-        from leap.tasks.task import TaskError, iter_task_source
+        from leap.tasks.suite import iter_task_source
+        from leap.tasks.task import TaskError
 
         if kernel not in BACKENDS:
             fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")

@@ -34,8 +34,8 @@ def harvest_cmd(eval_dirs: list[Path] = typer.Argument(..., help="`leap eval` ou
     """Keep the sandbox-verified correct completions (deduplicated, never from eval tasks) as SFT rows."""
     from leap.rollout.prompts import build_messages
     from leap.tasks.harvest import harvest
-    from leap.tasks.suite import builtin_tasks
-    from leap.tasks.task import TaskError, iter_task_source
+    from leap.tasks.suite import builtin_tasks, iter_task_source
+    from leap.tasks.task import TaskError
 
     try:
         pool = {t.name: t for t in iter_task_source(tasks)}
@@ -83,7 +83,8 @@ def templates_cmd(out: Path = typer.Option(..., help="SFT JSONL to write"),
     from rich.progress import Progress
 
     from leap.tasks.sft import template_rows
-    from leap.tasks.task import TaskError, iter_task_source
+    from leap.tasks.suite import iter_task_source
+    from leap.tasks.task import TaskError
 
     try:
         pool = [t for t in iter_task_source(tasks) if t.split != "eval"]

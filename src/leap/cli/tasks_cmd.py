@@ -10,7 +10,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from leap.cli.common import fail
-from leap.tasks.task import TaskError, iter_task_source
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import TaskError
 
 app = typer.Typer(no_args_is_help=True, help="List, show and generate tasks.")
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import typer
 
 from leap.cli.common import fail
-from leap.tasks.task import Task, TaskError, iter_task_source
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import Task, TaskError
 
 BACKENDS = ("auto", "triton", "cuda_inline", "cuda_nvrtc")
 DEVICES = ("auto", "cpu", "cuda")

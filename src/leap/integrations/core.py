@@ -16,7 +16,8 @@ from leap.algorithms.tournament import tournament_advantages
 from leap.rollout.extract import extract_code
 from leap.rollout.records import Group, Trajectory, Turn
 from leap.sandbox.judge.verdict import Verdict
-from leap.tasks.task import Task, iter_task_source
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import Task
 
 NO_CODE = ("No Python code block with `class ModelNew` was found. Answer with one ```python block "
            "that defines ModelNew.")

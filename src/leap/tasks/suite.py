@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from leap.tasks.task import Task, TaskError, load_task_dir
+from leap.tasks.task import Task, TaskError, load_kernelbench, load_task_dir, load_task_file
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
 
@@ -38,3 +39,22 @@ def get_builtin(name: str) -> Task:
     near = [t.name for t in _all_builtin() if name.lower() in t.name.lower()][:5]
     hint = f" (did you mean {', '.join(near)}?)" if near else " (see `leap tasks list`)"
     raise TaskError(f"{name}: no such task file or built-in task{hint}")
+
+
+def iter_task_source(spec: str) -> Iterator[Task]:
+    """Resolve a task source given on the command line: a file, a directory, a KernelBench
+    checkout, ``builtin`` / ``builtin:train`` / ``builtin:eval``, or a built-in task name."""
+    if spec.startswith("builtin"):
+        split = spec.split(":", 1)[1] if ":" in spec else None
+        yield from builtin_tasks(split=split)
+        return
+    p = Path(spec)
+    if p.is_file():
+        yield load_task_file(p)
+    elif p.is_dir():
+        if (p / "KernelBench").is_dir() or (p / "level1").is_dir():
+            yield from load_kernelbench(p)
+        else:
+            yield from load_task_dir(p)
+    else:
+        yield get_builtin(spec)

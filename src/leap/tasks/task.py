@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -181,24 +180,3 @@ def load_kernelbench(root: str | Path, levels: tuple[int, ...] = (1, 2, 3)) -> l
     if not tasks:
         raise TaskError(f"{root}: no KernelBench tasks found (expected level1/, level2/, level3/ folders)")
     return tasks
-
-
-def iter_task_source(spec: str) -> Iterator[Task]:
-    """Resolve a task source given on the command line: a file, a directory, a KernelBench
-    checkout, ``builtin`` / ``builtin:train`` / ``builtin:eval``, or a built-in task name."""
-    from leap.tasks.suite import builtin_tasks, get_builtin
-
-    if spec.startswith("builtin"):
-        split = spec.split(":", 1)[1] if ":" in spec else None
-        yield from builtin_tasks(split=split)
-        return
-    p = Path(spec)
-    if p.is_file():
-        yield load_task_file(p)
-    elif p.is_dir():
-        if (p / "KernelBench").is_dir() or (p / "level1").is_dir():
-            yield from load_kernelbench(p)
-        else:
-            yield from load_task_dir(p)
-    else:
-        yield get_builtin(spec)

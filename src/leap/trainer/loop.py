@@ -22,7 +22,8 @@ from leap.algorithms.dcp import DCPStats, dcp_step_stats
 from leap.progress import Progress
 from leap.rollout.episode import PromptFn
 from leap.rollout.policies.base import Policy
-from leap.tasks.task import Task, TaskError, iter_task_source
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import Task, TaskError
 from leap.trainer.checkpoint import (
     StopFlag,
     load_checkpoint,
