@@ -9,15 +9,12 @@ know, with an argument that may be a tensor is PyTorch compute as far as the gat
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
-
-if TYPE_CHECKING:  # the analysis passes itself in; no import at run time (no cycle)
-    from leap.sandbox.gate.static_dataflow import DataPath
 
 # Methods of Python containers and strings: allowed on a value of unknown kind (tensors have none of them).
 OBJECT_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "values", "items", "update",
@@ -30,7 +27,7 @@ _OPAQUE_TORCH = ("torch.cuda", "torch.backends", "torch.version", "torch.no_grad
                  "torch.enable_grad")
 
 
-def call_kind(dp: DataPath, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
+def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     f = e.func
     argk = [dp._kind(a, env, stmt) for a in e.args]
     kwk = {k.arg: dp._kind(k.value, env, stmt) for k in e.keywords}
@@ -67,7 +64,7 @@ def call_kind(dp: DataPath, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     return call_value(dp, e, dp._kind(f, env, stmt), argk, kwk, tensor_arg)
 
 
-def call_value(dp: DataPath, e: ast.Call, fk: Kind, argk: list[Kind], kwk: dict[str, Kind],
+def call_value(dp: Analysis, e: ast.Call, fk: Kind, argk: list[Kind], kwk: dict[str, Kind],
                tensor_arg: bool) -> Kind:
     """Calling a value whose kind is ``fk``."""
     t = fk.tag
@@ -100,13 +97,13 @@ def call_value(dp: DataPath, e: ast.Call, fk: Kind, argk: list[Kind], kwk: dict[
     return UNKNOWN
 
 
-def _class_call(dp: DataPath, cname: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
+def _class_call(dp: Analysis, cname: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
     if (cname, "__init__") in dp.funcs:
         _propagate(dp.funcs[(cname, "__init__")], argk, kwk)
     return Kind(Tag.USERMOD, cname)
 
 
-def _user_call(dp: DataPath, key, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
+def _user_call(dp: Analysis, key, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
     fn = dp.funcs[key]
     _propagate(fn, argk, kwk)
     dp.sink.update(fn.launches)  # a method off the path (only possible when silent) keeps its own
@@ -131,7 +128,7 @@ def _join(ks: list[Kind]) -> Kind:
     return out
 
 
-def method_store(dp: DataPath, target: ast.expr, k: Kind, env: dict[str, Kind]) -> None:
+def method_store(dp: Analysis, target: ast.expr, k: Kind, env: dict[str, Kind]) -> None:
     """Record that the container named by ``target`` now holds kind ``k`` (a name or ``self.attr``)."""
     if isinstance(target, ast.Name) and target.id in env:
         env[target.id] = k
@@ -142,7 +139,7 @@ def method_store(dp: DataPath, target: ast.expr, k: Kind, env: dict[str, Kind]) 
         dp.module_kinds[target.id] = merge(dp.module_kinds[target.id], k)
 
 
-def qualified(dp: DataPath, e: ast.Call, q: str, argk: list[Kind], kwk: dict[str, Kind], tensor_arg: bool) -> Kind:
+def qualified(dp: Analysis, e: ast.Call, q: str, argk: list[Kind], kwk: dict[str, Kind], tensor_arg: bool) -> Kind:
     root = q.split(".")[0]
     last = q.rsplit(".", 1)[-1]
     if root == "torch":
@@ -194,7 +191,7 @@ def qualified(dp: DataPath, e: ast.Call, q: str, argk: list[Kind], kwk: dict[str
     return UNKNOWN
 
 
-def _torch_call(dp: DataPath, e: ast.Call, q: str, last: str, argk: list[Kind], tensor_arg: bool) -> Kind:
+def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, argk: list[Kind], tensor_arg: bool) -> Kind:
     if q == "torch.utils.cpp_extension.load_inline":
         cuda = next((k.value for k in e.keywords if k.arg == "cuda_sources"), None)
         if cuda is None and len(e.args) >= 3:
@@ -229,7 +226,7 @@ def _torch_call(dp: DataPath, e: ast.Call, q: str, last: str, argk: list[Kind], 
     return TENSOR
 
 
-def _method(dp: DataPath, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], kwk: dict[str, Kind],
+def _method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], kwk: dict[str, Kind],
             tensor_arg: bool, env) -> Kind:
     t = kb.tag
     if t is Tag.EXT:
@@ -282,7 +279,7 @@ def _method(dp: DataPath, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], kw
     return UNKNOWN
 
 
-def _container_method(dp: DataPath, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], env) -> Kind:
+def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], env) -> Kind:
     if attr in _STORING:
         k = kb
         for a in argk[-1:]:
@@ -301,7 +298,7 @@ def _container_method(dp: DataPath, e: ast.Call, kb: Kind, attr: str, argk: list
     return UNKNOWN
 
 
-def _tensor_method(dp: DataPath, e: ast.Call, attr: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
+def _tensor_method(dp: Analysis, e: ast.Call, attr: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
     if attr in T.TENSOR_SCALAR_METHODS:
         return SCALAR
     if attr in T.TENSOR_VIEW_METHODS:
@@ -320,14 +317,14 @@ def _tensor_method(dp: DataPath, e: ast.Call, attr: str, argk: list[Kind], kwk: 
     return TENSOR
 
 
-def _is_dtype(dp: DataPath, node: ast.AST) -> bool:
+def _is_dtype(dp: Analysis, node: ast.AST) -> bool:
     if isinstance(node, ast.Attribute) and node.attr == "dtype":
         return True
     q = dp.ix.qualname(node)
     return bool(q) and q.startswith("torch.") and torch_category(q) == "dtype"
 
 
-def _builtin(dp: DataPath, e: ast.Call, name: str, argk: list[Kind], tensor_arg: bool) -> Kind:
+def _builtin(dp: Analysis, e: ast.Call, name: str, argk: list[Kind], tensor_arg: bool) -> Kind:
     if name in T.BUILTIN_TENSOR_COMPUTE and tensor_arg:
         dp.compute(e, name, f"Python {name}() over a value that may be a tensor")
         return TENSOR
