@@ -66,6 +66,10 @@ ENV_KEEP = frozenset({"PATH", "LANG", "LC_ALL", "LANGUAGE", "TERM", "TZ", "PYTHO
                       "CUPY_CACHE_DIR", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                       "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "CC", "CXX", "MAX_JOBS"})
 ENV_KEEP_PREFIXES = ("LC_", "LEAP_SANDBOX_")
+# The forkserver's environment and a fresh child's before its job (exact names): `worker_env`.
+WORKER_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
+                   "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
+                   "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
 _SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY", "APIKEY", "PRIVATE")
 
 
@@ -147,6 +151,17 @@ def _layer(rep: IsolationReport, name: str, fn) -> None:
 
 
 # --- environment ---------------------------------------------------------------------------------
+def worker_env(base: dict[str, str] | None = None, home: str | None = None) -> dict[str, str]:
+    """The environment of the forkserver and of a fresh child before its job (a whitelist: no tokens, keys
+    or credentials survive); the child's isolation then narrows it to `ENV_KEEP` (`scrubbed_env`)."""
+    src = os.environ if base is None else base
+    env = {k: v for k, v in src.items() if k in WORKER_ENV_KEEP}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["HOME"] = home or tempfile.gettempdir()
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def scrubbed_env(env: dict[str, str], keep: tuple[str, ...] = ()) -> dict[str, str]:
     """The allowlisted part of ``env``; names that look like secrets are dropped even if allowlisted."""
     out = {}

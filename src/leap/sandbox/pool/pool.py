@@ -27,24 +27,11 @@ from pathlib import Path
 
 from leap.sandbox.pool import isolation
 from leap.sandbox.pool.cgroup_limits import kill_cgroup
-from leap.sandbox.pool.isolation import kill_pid_namespace
+from leap.sandbox.pool.isolation import kill_pid_namespace, worker_env
 
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.pool.isolation", "leap.sandbox.worker.child"]  # + config.preload_extra (e.g. cupy)
-ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
-            "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
-            "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
 _SERVER_LOCK = threading.RLock()
 _SERVERS: dict[tuple, ScrubbedForkServer] = {}
-
-
-def scrubbed_env(base: dict[str, str] | None = None, home: str | None = None) -> dict[str, str]:
-    """A whitelist of the environment: no tokens, keys or credentials survive."""
-    src = os.environ if base is None else base
-    env = {k: v for k, v in src.items() if k in ENV_KEEP}
-    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env["HOME"] = home or tempfile.gettempdir()
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
 
 
 class ScrubbedForkServer(forkserver.ForkServer):
@@ -81,7 +68,7 @@ class ScrubbedForkServer(forkserver.ForkServer):
             saved = dict(os.environ)
             try:
                 os.environ.clear()
-                os.environ.update(scrubbed_env(saved))
+                os.environ.update(worker_env(saved))
                 if self.interpret:
                     os.environ["TRITON_INTERPRET"] = "1"
                 else:

@@ -71,9 +71,9 @@ def child_entry(conn, private_dir: str) -> None:
         out = os.open(os.path.join(private_dir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(out, fd)
         os.close(out)
-    from leap.sandbox.pool.pool import scrubbed_env
+    from leap.sandbox.pool.isolation import worker_env
 
-    env = scrubbed_env(dict(os.environ), home=private_dir)
+    env = worker_env(dict(os.environ), home=private_dir)
     os.environ.clear()
     os.environ.update(env)
     os.chdir(private_dir)
