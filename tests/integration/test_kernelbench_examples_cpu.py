@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from leap.sandbox import Sandbox, SandboxConfig, cuda_check
+from leap.sandbox import Sandbox, SandboxConfig
+from leap.sandbox.judge import cuda_check
 from leap.tasks.task import load_task_file
 
 EX = Path(__file__).resolve().parents[1] / "fixtures" / "kernelbench_examples"

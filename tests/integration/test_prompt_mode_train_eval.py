@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from leap.cli.main import app
 from leap.rollout.policies.base import Generation
 from leap.rollout.policies.hf import HFPolicy
-from leap.sandbox.verdict import Verdict
+from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import load_task_file
 from leap.trainer.config import ConfigError, load_config
 from leap.trainer.model import load_policy
