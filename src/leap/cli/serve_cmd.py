@@ -14,6 +14,7 @@ def register(app: typer.Typer) -> None:
               port: int = typer.Option(8000, help="port (0 = any free port)"),
               name: str = typer.Option("", help="model name to advertise (default: the folder name)"),
               device: str = typer.Option("auto", help="cpu, cuda, cuda:N or auto"),
+              dtype: str = typer.Option("auto", help="auto (bf16 on a GPU, else fp32), float32, bfloat16, float16"),
               max_batch: int = typer.Option(64, help="most requests generated together"),
               max_queue: int = typer.Option(256, help="generations queued or running before 429"),
               max_body: int = typer.Option(1 << 20, help="largest request body in bytes (413 above)"),
@@ -33,7 +34,9 @@ def register(app: typer.Typer) -> None:
 
         label = name or Path(model).name
         try:
-            policy = HFPolicy(model, device=device, batch_size=max_batch, cache=cache)
+            if dtype not in ("auto", "float32", "bfloat16", "float16"):
+                fail(f"--dtype: expected auto, float32, bfloat16 or float16, got {dtype!r}")
+            policy = HFPolicy(model, device=device, dtype=dtype, batch_size=max_batch, cache=cache)
             limits = ServeLimits(max_batch=max_batch, max_queue=max_queue, max_body_bytes=max_body,
                                  request_timeout_s=timeout, body_timeout_s=body_timeout)
             server = make_server(policy, host, port, model_name=label, limits=limits,
