@@ -29,7 +29,8 @@ from leap.algorithms.scalar import trajectory_reward
 from leap.integrations.core import KernelJudge, LeapGroupRewards, trajectory
 from leap.rollout.prompts import build_messages, feedback_message
 from leap.sandbox.judge.verdict import Verdict
-from leap.tasks.task import Task, iter_task_source
+from leap.tasks.suite import iter_task_source
+from leap.tasks.task import Task
 
 TASKSET_ID = "leap-vf"
 
