@@ -355,3 +355,43 @@ def test_pid_namespace_kills_a_setsid_grandchild_and_hides_other_processes(priva
         except OSError:
             continue
     assert left == [], left  # neither the setsid daemon nor the namespace's init is left
+
+
+@needs_root
+def test_a_cache_under_a_closed_home_moves_where_the_candidate_uid_reaches_it(private_dir):
+    from leap.sandbox.pool.isolation import _readable_by, reachable_cache_dir
+
+    tmp_path = Path(private_dir).parent  # reachable by uid 65534 (0711 under /tmp)
+    home = tmp_path / "root_home"
+    home.mkdir(mode=0o700)  # like /root: ~/.cache/leap/torch_ext is closed to uid 65534
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(mode=0o755)
+    got = reachable_cache_dir(str(home / ".cache" / "torch_ext"), str(scratch), 65534)
+    assert got == str(scratch / "leap-torch-ext-65534") and os.path.isdir(got)
+    assert _readable_by(got, 65534, 65534) and not _readable_by(str(home / ".cache" / "torch_ext"), 65534, 65534)
+    open_dir = tmp_path / "open" / "torch_ext"
+    assert reachable_cache_dir(str(open_dir), str(scratch), 65534) == str(open_dir)
+    assert reachable_cache_dir(str(home / "x"), str(scratch), None) == str(home / "x")  # no uid drop: as asked
+
+
+@needs_root
+def test_preloaded_library_caches_exist_in_the_candidates_fresh_tmp(private_dir):
+    """cupy preloaded by the forkserver keeps its kernel cache under /tmp (PRELOAD_CACHE_ENV); the private
+    tmpfs hides it until the child re-creates it, writable, as the candidate's uid."""
+    from leap.sandbox.pool.isolation import PRELOAD_CACHE_ENV, ensure_cache_dirs
+
+    cupy_dir = PRELOAD_CACHE_ENV["CUPY_CACHE_DIR"]
+    os.makedirs(cupy_dir, exist_ok=True)  # what the forkserver's cupy import made on the host's /tmp
+
+    def probe():
+        before = os.path.isdir(cupy_dir)
+        failed = ensure_cache_dirs()
+        with tempfile.NamedTemporaryFile(dir=cupy_dir) as f:  # what cupy does when it saves a kernel
+            f.write(b"cubin")
+        return {"before": before, "failed": failed, "uid": os.getuid()}
+
+    out = run_isolated(probe, IsolationLimits(network=False), private_dir)
+    if not out["layers"]["mounts"].startswith("ok"):
+        pytest.skip(f"no private mounts here: {out['layers']['mounts']}")
+    assert out["result"]["before"] is False  # the fresh /tmp hides the forkserver's dir
+    assert out["result"]["failed"] == []

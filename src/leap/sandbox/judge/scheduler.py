@@ -23,6 +23,7 @@ from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
 from leap.sandbox.judge.verdict import Verdict
 from leap.sandbox.pool.gpu_locks import GpuLocks
+from leap.sandbox.pool.isolation import reachable_cache_dir
 from leap.sandbox.pool.pool import ChildOutcome, WorkerPool
 from leap.tasks.task import Task
 
@@ -51,8 +52,9 @@ class Scheduler:
         self._check_slots = threading.BoundedSemaphore(config.n_workers(device))
         self._compile_slots = threading.BoundedSemaphore(config.n_compile_workers())
         self.gpus = GpuLocks(config.gpu_ids() if device == "cuda" else [])
-        self.ext_cache = os.path.join(str(config.cache_dir), "torch_ext")
-        os.makedirs(self.ext_cache, exist_ok=True)
+        uid = config.drop_uid if config.isolation else None  # the candidates' uid must reach the build cache
+        self.ext_cache = reachable_cache_dir(os.path.join(str(config.cache_dir), "torch_ext"),
+                                             str(config.scratch_dir), uid)
         self._ref_times: dict = {}
         self._ipc_ok: dict = {}  # GPU -> did the CUDA IPC probe pass
         self._probe_lock = threading.Lock()

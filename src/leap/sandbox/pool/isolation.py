@@ -32,6 +32,7 @@ import ctypes
 import os
 import resource
 import signal
+import sys
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -70,6 +71,10 @@ ENV_KEEP_PREFIXES = ("LC_", "LEAP_SANDBOX_")
 WORKER_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH",
                    "PYTHONPATH", "VIRTUAL_ENV", "CUDA_VISIBLE_DEVICES", "TORCH_CUDA_ARCH_LIST",
                    "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH", "OMP_NUM_THREADS")
+# Set in the forkserver's environment, so libraries it preloads fix their caches at import to paths in
+# /tmp: a fresh tmpfs per candidate, where the child re-creates them (`ensure_cache_dirs`), never shared.
+PRELOAD_CACHE_ENV = {"CUPY_CACHE_DIR": "/tmp/leap-preload/cupy"}
+CACHE_ENV = ("CUPY_CACHE_DIR", "TRITON_CACHE_DIR", "TORCH_EXTENSIONS_DIR", "TMPDIR")
 _SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY", "APIKEY", "PRIVATE")
 
 
@@ -340,8 +345,6 @@ def _drop_uid(priv: Path, limits: IsolationLimits) -> str:
 def _import_roots() -> list[str]:
     """Directories the candidate's process imports from: the interpreter's prefixes and the packages the
     harness preloads (torch, triton, numpy, leap)."""
-    import sys
-
     import leap
 
     roots = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(leap.__file__))}
@@ -350,6 +353,42 @@ def _import_roots() -> list[str]:
         if getattr(mod, "__file__", None):
             roots.add(os.path.dirname(os.path.abspath(mod.__file__)))
     return sorted(r for r in roots if os.path.isdir(r))
+
+
+def reachable_cache_dir(preferred: str, fallback_root: str, uid: int | None) -> str:
+    """A shared cache dir (the cuda_inline build cache) that candidates running as ``uid`` can reach:
+    ``preferred``, or ``<fallback_root>/leap-torch-ext-<uid>`` when a parent of it is closed to that uid
+    (root's 0700 home holds ``~/.cache``). Created; the uid layer hands it to ``uid`` on first use."""
+    os.makedirs(preferred, exist_ok=True)
+    if uid is None or os.geteuid() != 0 or _readable_by(preferred, uid, uid):
+        return preferred
+    path = os.path.join(fallback_root, f"leap-torch-ext-{uid}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def preload_cache_dirs() -> list[str]:
+    """Cache dirs that libraries the forkserver preloaded fixed at import (cupy's kernel cache, from the
+    server's `PRELOAD_CACHE_ENV` or ``~``): under /tmp, which in a candidate's view is a fresh tmpfs."""
+    dirs = list(PRELOAD_CACHE_ENV.values())
+    for name, mod in list(sys.modules.items()):
+        d = getattr(mod, "_default_cache_dir", None) if name.startswith("cupy") else None
+        if isinstance(d, str):
+            dirs.append(d)
+    return sorted(set(dirs))
+
+
+def ensure_cache_dirs() -> list[str]:
+    """Create, inside the candidate's view and as its uid, the cache dirs its libraries write to: the job's
+    (`CACHE_ENV` of the environment: under its private dir) and `preload_cache_dirs`. Returns those that
+    could not be made."""
+    failed = []
+    for d in (*(os.environ[k] for k in CACHE_ENV if os.environ.get(k)), *preload_cache_dirs()):
+        try:
+            os.makedirs(d, exist_ok=True)
+        except OSError as exc:
+            failed.append(f"{d} ({exc.strerror})")
+    return failed
 
 
 def _readable_by(path: str, uid: int, gid: int) -> bool:
@@ -432,7 +471,5 @@ def warn_once(layers: dict[str, str]) -> str | None:
     line = ("leap: sandbox isolation is weaker on this machine: "
             + "; ".join(f"{k} ({v.removeprefix('fallback: ')})" for k, v in weak.items())
             + " — see docs/THREAT_MODEL.md, `leap sandbox doctor`")
-    import sys
-
     print(line, file=sys.stderr, flush=True)
     return line

@@ -69,6 +69,7 @@ class ScrubbedForkServer(forkserver.ForkServer):
             try:
                 os.environ.clear()
                 os.environ.update(worker_env(saved))
+                os.environ.update(isolation.PRELOAD_CACHE_ENV)  # cupy & co fix their caches at import
                 if self.interpret:
                     os.environ["TRITON_INTERPRET"] = "1"
                 else:

@@ -149,7 +149,11 @@ def _isolate(job: dict, private_dir: str) -> dict:
     kw["keep_paths"] = tuple(p for p in job.get("keep_paths") or [] if os.path.isdir(p))
     kw["keep_ro_paths"] = tuple(_masked_env_paths(private_dir))
     limits = isolation.IsolationLimits.for_device(job.get("device") or "cpu", **kw)
-    return dict(isolation.enter_isolation(private_dir, limits).layers)
+    layers = dict(isolation.enter_isolation(private_dir, limits).layers)
+    failed = isolation.ensure_cache_dirs()  # fresh /tmp, dropped uid: the libraries' caches exist in the view
+    if failed:
+        layers["cache_dirs"] = "fallback: cannot create " + "; ".join(failed[:3])
+    return layers
 
 
 def _masked_env_paths(private_dir: str) -> list[str]:
