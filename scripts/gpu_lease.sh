@@ -4,13 +4,24 @@
 #   bash scripts/gpu_lease.sh start      # carry .whl .sftdata .kb: snapshot the repo, launch every chain
 #   bash scripts/gpu_lease.sh piece      # carry .gguf_pieces (one piece a call; the last one starts the build)
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
+#   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
 # gpu-marked test while the model chains generate on the same GPU (the shared-GPU run).
-# KernelBench chain: once the model is built and the train-step bench is done, the base 1.5B on
-# KernelBench level 1 (.kb/KernelBench/level1, an unmodified checkout) with the Triton and the CUDA prompt.
+# KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
+# built), the base 1.5B on KernelBench level 1 (.kb/KernelBench/level1, an unmodified checkout) with the
+# Triton and the CUDA prompt (`--kernel cuda_inline`), side by side (KB_PARALLEL=0: one after the other),
+# 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each; expected on a
+# quiet H200: Triton ~8 min, CUDA ~15 min (100 builds at ~60 s, 8 at a time), so ~16 min side by side,
+# plus ~5 min to carry and build the model. Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
+# summary.json,results.jsonl,report.md}.
 set -u
 W=${LEAP_GPU_DIR:-/tmp/leap15}
 M=$W/q15
+KB_LIMIT=${KB_LIMIT:-100}      # level-1 problems (all 100)
+KB_BATCH=${KB_BATCH:-25}       # problems generated together; results are written after each batch
+KB_TOKENS=${KB_TOKENS:-2048}   # new tokens per answer (a CUDA load_inline answer runs to ~1,500)
+KB_TRITON_S=${KB_TRITON_S:-900}
+KB_CUDA_S=${KB_CUDA_S:-1200}   # cuda_inline builds take ~60 s each, 8 at a time on 16 cores
 
 stage() {  # stage NAME SECONDS CMD...
   local name=$1 secs=$2; shift 2; local t0=$SECONDS
@@ -43,15 +54,39 @@ chain_sandbox() {
   touch "$W/out/S.done"
 }
 
+kb_final() {  # kb_final DIR: how many problems have a final row in DIR/results.jsonl
+  python3 -c "import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get('final')))" \
+    "$1/results.jsonl" 2>/dev/null || echo 0
+}
+
+kb_eval() {  # kb_eval KERNEL SECONDS: the base 1.5B on level 1 with KernelBench's prompt for KERNEL
+  local k=$1 secs=$2 out=$W/out/kb_l1_$1 try
+  # results.jsonl gets a row set every KB_BATCH problems, so a stage stopped at its limit keeps what it
+  # did and the next try resumes (a rerun skips finished problems); the last try only rewrites the summary
+  for try in 1 2 3; do
+    [ "$(kb_final "$out")" -ge "$KB_LIMIT" ] && [ -f "$out/summary.json" ] && break
+    stage "kb_l1_${k}_$try" "$secs" leap eval --model "$M" --backend hf --cache static --tasks .kb/KernelBench/level1 \
+      --limit "$KB_LIMIT" --prompt kernelbench --kernelbench-root .kb --kernel "$k" --samples 1 --turns 1 \
+      --temperature 0 --max-new-tokens "$KB_TOKENS" --tasks-per-batch "$KB_BATCH" --device cuda --out "$out"
+    echo "kb_l1_$k: $(kb_final "$out")/$KB_LIMIT problems final after try $try"
+  done
+}
+
 chain_kb() {
   env_here
-  wait_for "$W/out/bench.done" 1500
+  # in a full lease the KernelBench evals wait for the clean train-step bench; a `kb` lease runs them alone
+  [ -n "${KB_ONLY:-}" ] || wait_for "$W/out/bench.done" 1500
+  wait_for "$M/.ready" 900
   [ -f "$M/.ready" ] || { touch "$W/out/K.done"; return; }
-  for k in triton cuda_inline; do
-    stage "kb_l1_$k" 330 leap eval --model "$M" --backend hf --cache static --tasks .kb/KernelBench/level1 \
-      --prompt kernelbench --kernelbench-root .kb --kernel "$k" --samples 1 --turns 1 --temperature 0 \
-      --max-new-tokens 1024 --tasks-per-batch 100 --device cuda --out "$W/out/kb_l1_$k"
-  done
+  if [ "${KB_PARALLEL:-1}" = 1 ]; then  # Triton evals load the GPU, CUDA ones the CPU compile pool: overlap them
+    kb_eval cuda_inline "$KB_CUDA_S" > "$W/out/logs/K_cuda.log" 2>&1 &
+    kb_eval triton "$KB_TRITON_S"
+    wait
+    cat "$W/out/logs/K_cuda.log"
+  else
+    kb_eval triton "$KB_TRITON_S"
+    kb_eval cuda_inline "$KB_CUDA_S"
+  fi
   touch "$W/out/K.done"
 }
 
@@ -67,6 +102,17 @@ case "${1:-}" in
     setsid nohup bash "$W/repo/scripts/gpu_lease.sh" S > "$W/out/logs/S.log" 2>&1 < /dev/null &
     setsid nohup bash "$W/repo/scripts/gpu_lease.sh" K > "$W/out/logs/K.log" 2>&1 < /dev/null &
     sleep 1; progress ;;
+  kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
+    if [ ! -d "$W/repo" ]; then
+      mkdir -p "$W/repo" "$W/out/logs" "$W/ck"
+      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
+      touch "$W/out/A.done" "$W/out/B.done" "$W/out/S.done"  # no model or sandbox chains in this lease
+      KB_ONLY=1 setsid nohup bash "$W/repo/scripts/gpu_lease.sh" K > "$W/out/logs/K.log" 2>&1 < /dev/null &
+    else
+      echo "already started"
+    fi
+    bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
   wait)
     end=$((SECONDS + ${2:-300}))

@@ -54,3 +54,13 @@ def test_nvcc_check_out_of_time_is_needs_gpu_and_not_cached(tmp_path):
     v = cuda_check.cpu_verdict(src, "cuda_inline", {"task": "tanh_act", "device": "cpu"}, stages, cfg)
     assert v.status == "needs_gpu" and "did not finish" in v.feedback and not v.compiled
     assert not list((tmp_path / "nvcc_check").glob("*.json"))  # a timeout is no verdict on the source
+
+
+def test_missing_torch_cuda_header_is_this_machines_not_the_candidates():
+    # a CPU-only torch ships no generated CUDA headers; KernelBench's fuse_gelu/tiled_matmul/flash_attn
+    # examples include <c10/cuda/CUDAException.h>, which reaches for one of them
+    torch_inc = "/venv/site-packages/torch/include/c10/cuda/CUDAMacros.h:9:10: "
+    assert cuda_check.torch_header_missing(
+        torch_inc + "fatal error: c10/cuda/impl/cuda_cmake_macros.h: No such file or directory")
+    assert not cuda_check.torch_header_missing("kernel.cu:3:10: fatal error: mylib.h: No such file or directory")
+    assert not cuda_check.torch_header_missing("kernel.cu(12): error: identifier \"x\" is undefined")

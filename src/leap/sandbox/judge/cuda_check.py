@@ -11,6 +11,7 @@ import ast
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -20,7 +21,7 @@ import time
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge.verdict import Verdict
 
-CHECK_VERSION = 2  # bump when the check itself changes (cache key)
+CHECK_VERSION = 3  # bump when the check itself changes (cache key)
 NEEDS_GPU = ("Running and timing this {backend} solution needs a CUDA GPU; none is available here, so only "
              "a compile check was done{what}.")
 
@@ -69,6 +70,23 @@ def cuda_sources(source: str, backend: str) -> list[str]:
     return units
 
 
+TORCH_HEADER_DIRS = ("c10/", "ATen/", "torch/", "caffe2/")
+
+
+def torch_header_missing(log: str) -> bool:
+    """nvcc stopped at a torch header that this install does not have (a CPU-only torch build ships no
+    generated CUDA headers such as ``c10/cuda/impl/cuda_cmake_macros.h``), not at the candidate's code."""
+    import torch
+
+    cpu_torch = torch.version.cuda is None
+    for m in re.finditer(r"^(\S+?):\d+(?::\d+)?: fatal error: (\S+?): No such file or directory", log, re.M):
+        including, missing = m.group(1), m.group(2).strip("<>\"")
+        if "/torch/include/" in including or (missing.startswith(TORCH_HEADER_DIRS)
+                                              and (cpu_torch or including != "kernel.cu")):
+            return True
+    return False
+
+
 def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
                arch: str = "sm_90") -> tuple[bool | None, str]:
     """Compile each unit with nvcc (object only). Returns (ok, compiler output); ok is None when nvcc did
@@ -101,7 +119,10 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
             except subprocess.TimeoutExpired:
                 return None, f"nvcc did not finish within {timeout_s:.0f} s"
             if proc.returncode != 0:
-                ok, log = False, (proc.stdout + proc.stderr).replace(src, "kernel.cu")
+                log = (proc.stdout + proc.stderr).replace(src, "kernel.cu")
+                if torch_header_missing(log):  # this machine's torch, not the source: no verdict, not cached
+                    return None, "torch here lacks its CUDA headers (a CPU-only build)"
+                ok = False
                 break
     with open(hit, "w") as f:
         json.dump({"ok": ok, "log": log}, f)
