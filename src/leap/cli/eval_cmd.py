@@ -39,25 +39,19 @@ def register(app: typer.Typer) -> None:
         from leap.evaluation.runner import EvalConfig, run_eval
         from leap.progress import Progress
         from leap.rollout.episode import EpisodeConfig, sandbox_verifier
+        from leap.rollout.kb_prompt import prompt_mode_fn
         from leap.rollout.policies import PolicyError, SamplingParams, load_policy
-        from leap.rollout.prompts import BACKENDS
+        from leap.rollout.prompts import BACKENDS, PromptError
         from leap.sandbox import Sandbox
         from leap.tasks.suite import iter_task_source
         from leap.tasks.task import TaskError
 
         if kernel not in BACKENDS:
             fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")
-        prompt_fn = None
-        if prompt == "kernelbench":
-            from leap.rollout.kb_prompt import kernelbench_prompt_fn
-            from leap.rollout.prompts import PromptError
-
-            try:
-                prompt_fn = kernelbench_prompt_fn(kernel, kernelbench_root or None)
-            except PromptError as exc:
-                fail(f"--kernelbench-root: {exc}")
-        elif prompt != "leap":
-            fail(f"--prompt: unknown prompt mode {prompt!r} (expected leap or kernelbench)")
+        try:  # the same builder as the trainer's rollout.prompt
+            prompt_fn = prompt_mode_fn(prompt, kernel, kernelbench_root or None)
+        except PromptError as exc:
+            fail(f"--prompt {prompt}: {exc}")
         try:
             task_list = list(iter_task_source(tasks))
         except (TaskError, KeyError, ValueError) as exc:
