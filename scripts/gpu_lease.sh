@@ -10,9 +10,10 @@
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
 # built), the base 1.5B on KernelBench level 1 (.kb/KernelBench/level1, an unmodified checkout) with the
 # Triton and the CUDA prompt (`--kernel cuda_inline`), side by side (KB_PARALLEL=0: one after the other),
-# 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each; expected on a
-# quiet H200: Triton ~8 min, CUDA ~15 min (100 builds at ~60 s, 8 at a time), so ~16 min side by side,
-# plus ~5 min to carry and build the model. Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
+# 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
+# yet measured) on an H200 with 16 cores: Triton ~8 min (4 batches: ~1 min generation + verification each),
+# CUDA ~20 min (4 batches: ~1 min generation + ~25 cuda_inline builds at ~60 s, 8 at a time), so ~20 min
+# side by side, plus ~5 min to carry and build the model (19 piece calls, 115 s conversion). Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
 # summary.json,results.jsonl,report.md}.
 set -u
 W=${LEAP_GPU_DIR:-/tmp/leap15}
@@ -22,6 +23,7 @@ KB_BATCH=${KB_BATCH:-25}       # problems generated together; results are writte
 KB_TOKENS=${KB_TOKENS:-2048}   # new tokens per answer (a CUDA load_inline answer runs to ~1,500)
 KB_TRITON_S=${KB_TRITON_S:-900}
 KB_CUDA_S=${KB_CUDA_S:-1200}   # cuda_inline builds take ~60 s each, 8 at a time on 16 cores
+KB_KERNELS=${KB_KERNELS:-triton cuda_inline}  # one of them alone for a short lease
 
 stage() {  # stage NAME SECONDS CMD...
   local name=$1 secs=$2; shift 2; local t0=$SECONDS
@@ -78,15 +80,20 @@ chain_kb() {
   [ -n "${KB_ONLY:-}" ] || wait_for "$W/out/bench.done" 1500
   wait_for "$M/.ready" 900
   [ -f "$M/.ready" ] || { touch "$W/out/K.done"; return; }
-  if [ "${KB_PARALLEL:-1}" = 1 ]; then  # Triton evals load the GPU, CUDA ones the CPU compile pool: overlap them
-    kb_eval cuda_inline "$KB_CUDA_S" > "$W/out/logs/K_cuda.log" 2>&1 &
-    kb_eval triton "$KB_TRITON_S"
-    wait
-    cat "$W/out/logs/K_cuda.log"
-  else
-    kb_eval triton "$KB_TRITON_S"
-    kb_eval cuda_inline "$KB_CUDA_S"
-  fi
+  case "$KB_KERNELS" in
+    *triton*cuda_inline*|*cuda_inline*triton*)
+      if [ "${KB_PARALLEL:-1}" = 1 ]; then  # Triton loads the GPU, CUDA the CPU compile pool: overlap them
+        kb_eval cuda_inline "$KB_CUDA_S" > "$W/out/logs/K_cuda.log" 2>&1 &
+        kb_eval triton "$KB_TRITON_S"
+        wait
+        cat "$W/out/logs/K_cuda.log"
+      else
+        kb_eval triton "$KB_TRITON_S"
+        kb_eval cuda_inline "$KB_CUDA_S"
+      fi ;;
+    *cuda_inline*) kb_eval cuda_inline "$KB_CUDA_S" ;;
+    *triton*) kb_eval triton "$KB_TRITON_S" ;;
+  esac
   touch "$W/out/K.done"
 }
 

@@ -10,8 +10,8 @@
 # own prompt text; without it LEAP's wording in the same structure is used (summary.json records which).
 # 1 sample, 1 turn, greedy (temperature 0), KB_TOKENS new tokens (default 2048). Results are written after
 # every KB_BATCH problems (default 25), so a backend stopped at its time limit (KB_TIME, default 1200 s)
-# keeps what it did; up to 3 tries per backend resume from there. Expected on a quiet H200 (16 cores):
-# Triton ~8 min, CUDA ~15 min (each cuda_inline build ~60 s, 8 at a time).
+# keeps what it did; up to 3 tries per backend resume from there. Estimated on an H200 (16 cores):
+# Triton ~8 min, CUDA ~20 min (each cuda_inline build ~60 s, 8 at a time).
 # Writes OUT_ROOT/{triton,cuda}/{eval_results.json,summary.json,results.jsonl,report.md}.
 set -uo pipefail
 MODEL=${1:?model folder}
