@@ -8,6 +8,7 @@ correctness checks on a GPU overlap each other, and timing has the GPU to itself
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import secrets
@@ -25,13 +26,14 @@ from leap.sandbox.judge.verdict import Verdict
 from leap.sandbox.pool.gpu_locks import GpuLocks
 from leap.sandbox.pool.isolation import reachable_cache_dir
 from leap.sandbox.pool.pool import ChildOutcome, WorkerPool
+from leap.sandbox.pool.protocol import Job, Limits, TimingSettings, freeze
 from leap.tasks.task import Task
 
 
 class Executor(Protocol):
     """Runs one job in an isolated, single-use worker and returns what came back."""
 
-    def run(self, job: dict, timeout_s: float, on_message: Callable[[dict], dict | None] | None = None,
+    def run(self, job: Job, timeout_s: float, on_message: Callable[[dict], dict | None] | None = None,
             prepare: Callable[[str], dict] | None = None) -> ChildOutcome: ...
 
     def release_dir(self, private_dir: str) -> None: ...
@@ -146,10 +148,10 @@ class Scheduler:
     def _compile(self, task: Task, source: str, stages: dict, base: dict) -> Verdict | None:
         """cuda_inline: build in a CPU-only child (no GPU held), into the content-hash cache."""
         cfg = self.config
-        job = {"type": "compile", "backend": "cuda_inline", "source": source, "device": "cpu",
-               "max_jobs": max(1, (os.cpu_count() or 2) // cfg.n_compile_workers()),
-               "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache], "arch_list": _arch_list(),
-               "isolation": cfg.isolation, "limits": _limits(cfg, "cpu")}
+        job = Job(type="compile", backend="cuda_inline", source=source, device="cpu",
+                  max_jobs=max(1, (os.cpu_count() or 2) // cfg.n_compile_workers()),
+                  ext_cache=self.ext_cache, keep_paths=(self.ext_cache,), arch_list=_arch_list(),
+                  isolation=cfg.isolation, limits=_limits(cfg, "cpu"))
         t0 = time.monotonic()
         with self._compile_slots:
             stages["compile_wait"] = time.monotonic() - t0
@@ -187,18 +189,18 @@ class Scheduler:
                                    f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
         timing = None
         if dev == "cuda":  # reference timings come later, and only for a correct candidate
-            timing = {"warmup": cfg.warmup, "samples": cfg.timing_samples, "flush_l2": cfg.flush_l2,
-                      "kernel_fraction": cfg.kernel_fraction > 0, "source": source,
-                      "host_tolerance": cfg.host_clock_tolerance, "host_slack_us": cfg.host_clock_slack_us}
-        job = {"type": "check", "backend": be, "source": source, "device": dev, "gpu_visible": _physical(gpu),
-               "init_seed": V.INIT_SEED, "poison_rechecks": cfg.poison_rechecks,
-               "poison_bytes": cfg.poison_bytes, "child_checks": cfg.child_checks,
-               "fingerprint_trials": cfg.fingerprint_trials, "timing": timing, "compile_pass": cfg.compile_pass,
-               "ext_cache": self.ext_cache, "keep_paths": [self.ext_cache],
-               "arch_list": _arch_list() if be == "cuda_inline" else "", "isolation": cfg.isolation,
-               "limits": _limits(cfg, dev), "rules": getattr(cfg, "rules", "leap"),
-               "compute_guard": dev == "cpu", "allowed_ops": list(task.allowed_ops),
-               "guard_nonce": secrets.randbelow(1 << 22) + 1}
+            timing = TimingSettings(warmup=cfg.warmup, samples=cfg.timing_samples, flush_l2=cfg.flush_l2,
+                                    kernel_fraction=cfg.kernel_fraction > 0, source=source,
+                                    host_tolerance=cfg.host_clock_tolerance, host_slack_us=cfg.host_clock_slack_us)
+        job = Job(type="check", backend=be, source=source, device=dev, gpu_visible=_physical(gpu),
+                  init_seed=V.INIT_SEED, poison_rechecks=cfg.poison_rechecks,
+                  poison_bytes=cfg.poison_bytes, child_checks=cfg.child_checks,
+                  fingerprint_trials=cfg.fingerprint_trials, timing=timing, compile_pass=cfg.compile_pass,
+                  ext_cache=self.ext_cache, keep_paths=(self.ext_cache,),
+                  arch_list=_arch_list() if be == "cuda_inline" else "", isolation=cfg.isolation,
+                  limits=_limits(cfg, dev), rules=getattr(cfg, "rules", "leap"),
+                  compute_guard=dev == "cpu", allowed_ops=tuple(task.allowed_ops),
+                  guard_nonce=secrets.randbelow(1 << 22) + 1)
         timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
         ex = self._executor_for(dev)
         t2 = time.monotonic()
@@ -245,14 +247,14 @@ class Scheduler:
                                            f"{type(exc).__name__}: {exc}", base)
         raise AssertionError("unreachable")
 
-    def _run_child(self, ex: Executor, job: dict, prep, dev: str, gpu: int | None, stages: dict,
+    def _run_child(self, ex: Executor, job: Job, prep, dev: str, gpu: int | None, stages: dict,
                    timeout: float) -> tuple[ChildOutcome, dict]:
         """One child for the check job: trial tensors out (CUDA IPC or files), GPU lock requests answered,
         output tensors received. Returns the outcome and what came back by IPC."""
         held: list[bool] = []  # the child's current hold on its GPU (exclusive?)
         ipc = self._ipc_for(dev, gpu, job)
         received: dict = {}
-        job = {**job, "transport": "ipc"} if ipc is not None else job
+        job = dataclasses.replace(job, transport="ipc") if ipc is not None else job
 
         def on_message(msg: dict) -> dict | None:
             """The child asks for its GPU (shared for trial runs, exclusive for timing) or hands tensors back."""
@@ -287,7 +289,7 @@ class Scheduler:
         with self.gpus.shared(gpu):
             return V.write_inputs(prep, private_dir, ipc)
 
-    def _ipc_for(self, dev: str, gpu: int | None, job: dict):
+    def _ipc_for(self, dev: str, gpu: int | None, job: Job):
         """A `cuda_ipc.Exported` when GPU tensors should travel by CUDA IPC for this candidate, else None.
         ``auto`` probes once per GPU through the real (isolated) pool and keeps files if the probe fails."""
         mode = self.config.transport
@@ -304,7 +306,7 @@ class Scheduler:
                 return None
         return cuda_ipc.Exported()
 
-    def _probe_ipc(self, gpu: int | None, job: dict) -> bool:
+    def _probe_ipc(self, gpu: int | None, job: Job) -> bool:
         """Send a tensor to an isolated child by IPC and get it back doubled; False (files) on any failure."""
         import torch
 
@@ -317,8 +319,8 @@ class Scheduler:
         ex = self._executor_for("cuda")
         try:
             x = torch.arange(4096, dtype=torch.float32, device=device) * 3
-            probe = {"type": "ipc_probe", "device": "cuda", "gpu_visible": job.get("gpu_visible"),
-                     "isolation": job.get("isolation"), "limits": job.get("limits"), "record": exp.export(x)}
+            probe = Job(type="ipc_probe", device="cuda", gpu_visible=job.gpu_visible, isolation=job.isolation,
+                        limits=job.limits, record=freeze(exp.export(x)))
             out = ex.run(probe, 60.0,
                          on_message=lambda m: _receive(m, device, received) if m.get("type") == "tensors" else None)
             ex.release_dir(out.private_dir)
@@ -412,9 +414,9 @@ def _arch_list() -> str:
     return "9.0"
 
 
-def _limits(cfg: SandboxConfig, device: str) -> dict:
+def _limits(cfg: SandboxConfig, device: str) -> Limits:
     gb = cfg.memory_limit_gb if device == "cpu" else cfg.gpu_host_memory_limit_gb
-    return {"memory_bytes": int(gb * (1 << 30)) if gb else None, "drop_uid": cfg.drop_uid}
+    return Limits(memory_bytes=int(gb * (1 << 30)) if gb else None, drop_uid=cfg.drop_uid)
 
 
 def _physical(gpu: int | None) -> str | None:

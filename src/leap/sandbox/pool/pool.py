@@ -28,6 +28,7 @@ from pathlib import Path
 from leap.sandbox.pool import isolation
 from leap.sandbox.pool.cgroup_limits import kill_cgroup
 from leap.sandbox.pool.isolation import kill_pid_namespace, worker_env
+from leap.sandbox.pool.protocol import Job
 
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.pool.isolation", "leap.sandbox.worker.child"]  # + config.preload_extra (e.g. cupy)
 _SERVER_LOCK = threading.RLock()
@@ -252,9 +253,9 @@ class WorkerPool:
             shutil.rmtree(warm.private_dir, ignore_errors=True)
 
     # -- running a job --------------------------------------------------------------------------
-    def run(self, job: dict, timeout_s: float, on_message: MessageHandler | None = None,
+    def run(self, job: Job | dict, timeout_s: float, on_message: MessageHandler | None = None,
             prepare: Callable[[str], dict] | None = None) -> ChildOutcome:
-        """Run ``job`` (JSON-able) in a fresh child; ``prepare(private_dir)`` may add fields (e.g. write
+        """Run ``job`` (a `Job`, or its wire dict) in a fresh child; ``prepare(private_dir)`` may add fields (e.g. write
         input files into the child's private dir) before it is sent. ``on_message`` answers the child's
         requests (e.g. the GPU timing lock); time spent inside it does not count against the timeout."""
         t_take = time.monotonic()
@@ -265,11 +266,12 @@ class WorkerPool:
         start = time.monotonic()
         out.phases["take"] = start - t_take
         try:
+            job = job if isinstance(job, Job) else Job.from_wire(job)  # typed, frozen; a bad key is refused
             if prepare is not None:
-                job = {**job, **prepare(warm.private_dir)}
+                job = job.with_fields(**prepare(warm.private_dir))
                 out.phases["prepare"] = time.monotonic() - start
             deadline = time.monotonic() + timeout_s
-            warm.conn.send_bytes(json.dumps(job).encode())
+            warm.conn.send_bytes(json.dumps(job.to_wire()).encode())
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:

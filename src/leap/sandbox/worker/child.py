@@ -25,6 +25,7 @@ import traceback
 import torch
 
 from leap.sandbox.pool import cuda_ipc as _ipc
+from leap.sandbox.pool.protocol import Job, thaw
 from leap.sandbox.worker import child_timing
 from leap.sandbox.worker import compute_guard as _guard
 from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
@@ -102,25 +103,25 @@ def _describe(exc: BaseException, tb: str) -> dict:
     return {"kind": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-6000:]}
 
 
-def _setup_env(job: dict, private_dir: str) -> None:
+def _setup_env(job: Job, private_dir: str) -> None:
     for sub in ("triton", "torch_ext", "tmp", "cupy"):  # cupy's kernel cache must exist: it does not mkdir
         os.makedirs(os.path.join(private_dir, sub), exist_ok=True)
     os.environ["TRITON_CACHE_DIR"] = os.path.join(private_dir, "triton")
     os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")
     os.environ["TMPDIR"] = os.path.join(private_dir, "tmp")
     os.environ["CUPY_CACHE_DIR"] = os.path.join(private_dir, "cupy")
-    if job.get("type") == "compile":  # build only: no GPU; triton mode stays the server's
+    if job.type == "compile":  # build only: no GPU; triton mode stays the server's
         os.environ["CUDA_VISIBLE_DEVICES"] = ""
-        if job.get("max_jobs"):  # share the host's cores between concurrent builds
-            os.environ["MAX_JOBS"] = str(job["max_jobs"])
-    elif job.get("device") == "cpu":
+        if job.max_jobs:  # share the host's cores between concurrent builds
+            os.environ["MAX_JOBS"] = str(job.max_jobs)
+    elif job.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     else:
         os.environ.pop("TRITON_INTERPRET", None)
-        if job.get("gpu_visible") is not None:
-            os.environ["CUDA_VISIBLE_DEVICES"] = str(job["gpu_visible"])
-    if job.get("arch_list"):
-        os.environ["TORCH_CUDA_ARCH_LIST"] = job["arch_list"]
+        if job.gpu_visible is not None:
+            os.environ["CUDA_VISIBLE_DEVICES"] = str(job.gpu_visible)
+    if job.arch_list:
+        os.environ["TORCH_CUDA_ARCH_LIST"] = job.arch_list
 
 
 def _match_triton_mode() -> None:
@@ -136,19 +137,20 @@ def _match_triton_mode() -> None:
         raise RuntimeError(f"triton mode mismatch: job wants interpret={want}, forkserver has {have}")
 
 
-def _isolate(job: dict, private_dir: str) -> dict:
-    if not job.get("isolation", True):
+def _isolate(job: Job, private_dir: str) -> dict:
+    if not job.isolation:
         return {"isolation": "off"}
     try:
         from leap.sandbox.pool import isolation
     except ImportError:
         return {"isolation": "fallback: leap.sandbox.pool.isolation not available"}
-    kw = {k: v for k, v in (job.get("limits") or {}).items() if k in ("memory_bytes", "drop_uid", "network")}
+    kw = {k: getattr(job.limits, k) for k in ("memory_bytes", "drop_uid", "network")
+          if getattr(job.limits, k) is not None}
     # shared caches (e.g. the extension build cache) and the Python environment itself (a venv or checkout
     # under /tmp) would be hidden by the private tmp mounts: the isolation layer binds them back
-    kw["keep_paths"] = tuple(p for p in job.get("keep_paths") or [] if os.path.isdir(p))
+    kw["keep_paths"] = tuple(p for p in job.keep_paths if os.path.isdir(p))
     kw["keep_ro_paths"] = tuple(_masked_env_paths(private_dir))
-    limits = isolation.IsolationLimits.for_device(job.get("device") or "cpu", **kw)
+    limits = isolation.IsolationLimits.for_device(job.device or "cpu", **kw)
     layers = dict(isolation.enter_isolation(private_dir, limits).layers)
     failed = isolation.ensure_cache_dirs()  # fresh /tmp, dropped uid: the libraries' caches exist in the view
     if failed:
@@ -229,13 +231,14 @@ def _stage(stage: str, fn, *args):
         raise CandidateError(stage, exc, traceback.format_exc()) from None
 
 
-def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> dict:
+def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = None) -> dict:
     stages: dict[str, float] = {}
     t0 = _perf()
     D = _D  # bound here: rebinding the module global later (from candidate code) changes nothing
+    job = job if isinstance(job, Job) else Job.from_wire(job)  # a malformed job: the harness's error
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     _setup_env(job, private_dir)
-    if job.get("type") != "compile":
+    if job.type != "compile":
         _match_triton_mode()
     iso = _isolate(job, private_dir)
     # the forkserver (a candidate that kills it is caught at the end); read after the isolation: in a PID
@@ -243,20 +246,20 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     parent = _getppid()
     stages["isolate"] = _perf() - t0
     builds: list = []
-    if job.get("backend") == "cuda_inline" and job.get("ext_cache"):
-        _redirect_load_inline(job["ext_cache"], builds)
+    if job.backend == "cuda_inline" and job.ext_cache:
+        _redirect_load_inline(job.ext_cache, builds)
     t0 = _perf()
-    if job.get("type") == "ipc_probe":  # the judge checks that CUDA IPC works through the isolation
-        x = _ipc_receive(job["record"], "cuda")
+    if job.type == "ipc_probe":  # the judge checks that CUDA IPC works through the isolation
+        x = _ipc_receive(thaw(job.record), "cuda")
         return {"ok": _emit(conn, {"transport": "ipc"}, "probe", x * 2, "") == {"ipc_key": "probe"},
                 "stage": "done", "isolation": iso}
     if imported is not None:
         imported.append(True)
-    if job.get("type") == "compile":
+    if job.type == "compile":
         try:
-            module = _import_candidate(job["source"], private_dir)
+            module = _import_candidate(job.source, private_dir)
             if not builds and hasattr(module, "ModelNew"):  # extension built in __init__
-                init = _load(job["init_file"], weights_only=True) if job.get("init_file") else []
+                init = _load(job.init_file, weights_only=True) if job.init_file else []
                 module.ModelNew(*init)
         except BaseException as exc:  # noqa: BLE001 - errors after a good build are the check's business
             if not builds or not all(b["ok"] for b in builds):
@@ -268,17 +271,17 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     if settings["guard"]:  # the run-time compute backstop, pushed before any candidate code runs
         guard = _guard.install(settings["allowed_ops"], settings["nonce"])
     try:
-        module = _stage("load", _import_candidate, job["source"], private_dir)
+        module = _stage("load", _import_candidate, job.source, private_dir)
     except CandidateError:
         if builds and not all(b["ok"] for b in builds):
             raise CandidateError("compile", RuntimeError(builds[-1].get("error", "")), "") from None
         raise
     stages["load"] = _perf() - t0
-    device = "cuda" if job.get("device") == "cuda" else "cpu"
+    device = "cuda" if job.device == "cuda" else "cpu"
     cls = getattr(module, "ModelNew", None)
     if cls is None:
         raise CandidateError("load", NameError("the solution does not define ModelNew"), "")
-    init_inputs = _load(job["init_file"], weights_only=True) if job.get("init_file") else []
+    init_inputs = _load(job.init_file, weights_only=True) if job.init_file else []
     if device == "cuda":  # the CUDA context, measured on its own (a fixed cost of every GPU child)
         t0 = _perf()
         _empty((1,), device="cuda")
@@ -297,15 +300,15 @@ def run_job(job: dict, private_dir: str, conn, imported: list | None = None) -> 
     trials = []
     local = settings["local"]
     problems: list[str] = []
-    if device == "cuda" and job.get("backend") == "triton" and job.get("compile_pass") and job.get("trials"):
-        stages["compile"] = _precompile(model, job["trials"][0], problems, D)
+    if device == "cuda" and job.backend == "triton" and job.compile_pass and job.trials:
+        stages["compile"] = _precompile(model, job.trials[0], problems, D)
         t0 = _perf()
     if device == "cuda":  # trial runs share the GPU with other candidates' checks, never with timing
         _gpu_lock(conn, "shared")
     rot = D.InputRotation() if D is not None else None
     n_fp = settings["fingerprint_trials"]
     for i, trial in enumerate(settings["trials"]):
-        rec = {"name": trial["name"]}
+        rec = {"name": trial.name}
         runs = 2 if i < settings["poison_rechecks"] else 1
         first = None
         for r in range(runs):
@@ -385,14 +388,14 @@ def _add(stages: dict, key: str, since: float) -> float:
     return now
 
 
-def _settings(job: dict) -> dict:
+def _settings(job: Job) -> dict:
     """The job's check settings, copied out before the candidate is imported."""
-    return {"local": bool(job.get("child_checks", True)), "fingerprint_trials": int(job.get("fingerprint_trials", 1)),
-            "poison_rechecks": int(job.get("poison_rechecks", 1)), "poison_bytes": int(job.get("poison_bytes", 0)),
-            "trials": tuple(dict(t) for t in job.get("trials", [])), "rules": str(job.get("rules") or "leap"),
-            "guard": job.get("type") == "check" and job.get("device") == "cpu" and bool(job.get("compute_guard")),
-            "allowed_ops": tuple(job.get("allowed_ops") or ()), "nonce": int(job.get("guard_nonce") or 1),
-            "init_seed": int(job.get("init_seed", 0)), "timing": dict(job["timing"]) if job.get("timing") else None}
+    return {"local": bool(job.child_checks), "fingerprint_trials": int(job.fingerprint_trials),
+            "poison_rechecks": int(job.poison_rechecks), "poison_bytes": int(job.poison_bytes),
+            "trials": job.trials, "rules": str(job.rules or "leap"),
+            "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
+            "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
+            "init_seed": int(job.init_seed), "timing": vars(job.timing).copy() if job.timing else None}
 
 
 def _precompile(model, trial: dict, problems: list, D) -> float:  # noqa: N803 - the detectors module
@@ -418,8 +421,8 @@ def _gpu_unlock(conn) -> None:
     conn.send_bytes(_dumps({"type": "unlock"}).encode())
 
 
-def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
-    inputs = _trial_inputs(job["trials"][0], "cuda")
+def _time(model, job: Job, conn, timing: dict, stages: dict) -> dict:
+    inputs = _trial_inputs(job.trials[0], "cuda")
     _gpu_lock(conn, "exclusive")
     t0 = _perf()
     try:
@@ -431,19 +434,23 @@ def _time(model, job: dict, conn, timing: dict, stages: dict) -> dict:
     return res
 
 
-def _trial_inputs(trial: dict, device: str) -> list:
+def _trial_inputs(trial, device: str) -> list:  # a `TrialInput`
     """One trial's inputs: CUDA IPC records (cloned into our own tensors) and inline scalars, or a file."""
-    items = trial.get("ipc_inputs")
+    items = trial.ipc_items()
     if items is None:
-        return _load(trial["inputs"], weights_only=True, map_location=device, mmap=True)
+        return _load(trial.inputs, weights_only=True, map_location=device, mmap=True)
     return [_ipc_receive(it["t"], device) if "t" in it else it.get("v") for it in items]
 
 
-def _emit(conn, job: dict, key: str, out, path: str):
+def _transport(job: Job | dict) -> str:
+    return job.get("transport", "files") if isinstance(job, dict) else job.transport
+
+
+def _emit(conn, job: Job | dict, key: str, out, path: str):
     """Hand an output back: by CUDA IPC when the job says so and it is a CUDA tensor or a flat list/tuple
     of them (the judge copies before answering, then our buffers go), else as a file on the CPU."""
     flat = [out] if isinstance(out, _Tensor) else list(out) if isinstance(out, list | tuple) else None
-    if job.get("transport") == "ipc" and flat and all(type(t) is _Tensor and t.is_cuda for t in flat):
+    if _transport(job) == "ipc" and flat and all(type(t) is _Tensor and t.is_cuda for t in flat):
         exp = _Exported()
         try:
             kind = "tensor" if isinstance(out, _Tensor) else "list" if isinstance(out, list) else "tuple"
