@@ -44,8 +44,8 @@ def test_worker_counts():
 def test_drop_uid_reaches_the_childs_isolation_limits():
     from leap.sandbox.judge.scheduler import _limits
 
-    assert _limits(SandboxConfig(drop_uid=65534), "cpu")["drop_uid"] == 65534
-    assert _limits(SandboxConfig(drop_uid=None), "cuda")["drop_uid"] is None
+    assert _limits(SandboxConfig(drop_uid=65534), "cpu").drop_uid == 65534
+    assert _limits(SandboxConfig(drop_uid=None), "cuda").drop_uid is None
     assert SandboxConfig().drop_uid == 65534  # unprivileged by default (falls back, with a reason, where it cannot)
 
 

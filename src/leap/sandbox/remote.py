@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 
+from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
@@ -51,14 +52,14 @@ class RemoteSandbox:
 
     @staticmethod
     def _error(task: Task, why: str) -> Verdict:
-        return Verdict(status="sandbox_error", task=task.name, feedback="The sandbox service failed; "
-                       "this says nothing about the candidate.", detail=why)
+        return verdicts.sandbox_error({"task": task.name}, detail=why,
+                                      feedback="The sandbox service failed; this says nothing about the candidate.")
 
     def verify(self, task: Task, source: str, *, backend: str = "auto", device: str = "auto") -> Verdict:
         """One verdict from the service (``device`` is the service's own)."""
         res, why = self._post("/verify", {"task": task.model_dump(mode="json"), "candidate": source,
                                           "backend": backend})
-        return Verdict(**res) if res is not None else self._error(task, why)
+        return Verdict.model_validate(res) if res is not None else self._error(task, why)
 
     def verify_many(self, pairs: Iterable[tuple[Task, str]], *, backend: str = "auto",
                     device: str = "auto") -> Iterator[tuple[int, Verdict]]:
@@ -69,7 +70,7 @@ class RemoteSandbox:
             res, why = self._post("/verify_batch", {"items": [
                 {"task": t.model_dump(mode="json"), "candidate": s, "backend": backend} for t, s in chunk]})
             for k, (t, _) in enumerate(chunk):
-                yield lo + k, (Verdict(**res["verdicts"][k]) if res is not None else self._error(t, why))
+                yield lo + k, (Verdict.model_validate(res["verdicts"][k]) if res is not None else self._error(t, why))
 
     def health(self) -> dict:
         return self._client.get("/health").json()

@@ -19,6 +19,7 @@ import tempfile
 import time
 
 from leap.sandbox.judge import judge_shim as J
+from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
 
 CHECK_VERSION = 3  # bump when the check itself changes (cache key)
@@ -137,20 +138,20 @@ def cpu_verdict(source: str, backend: str, base: dict, stages: dict, cfg) -> Ver
     except SyntaxError:
         units = []
     if not units:
-        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
-                       feedback=NEEDS_GPU.format(backend=backend, what=" (no static CUDA source to check)"))
+        return verdicts.needs_gpu(base, detail="needs_gpu",
+                                  feedback=NEEDS_GPU.format(backend=backend, what=" (no static CUDA source to check)"))
     try:
         ok, log = nvcc_check(units, backend, str(cfg.cache_dir), cfg.compile_timeout_s)
     except FileNotFoundError:
-        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
-                       feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc not found: none)"))
+        return verdicts.needs_gpu(base, detail="needs_gpu",
+                                  feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc not found: none)"))
     finally:
         stages["compile"] = time.monotonic() - t0
     if ok is None:  # the check ran out of time here; without a GPU nothing else can judge it
-        return Verdict(status="needs_gpu", **base, detail="needs_gpu",
-                       feedback=NEEDS_GPU.format(backend=backend, what=f" ({log}: no result)"))
+        return verdicts.needs_gpu(base, detail="needs_gpu",
+                                  feedback=NEEDS_GPU.format(backend=backend, what=f" ({log}: no result)"))
     if not ok:
-        return Verdict(status="compile_error", **base, feedback="Compilation failed:\n" + J.trim_compiler_error(log),
-                       detail=log[-3000:])
-    return Verdict(status="needs_gpu", compiled=True, **base, detail="needs_gpu",
-                   feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc: compiled)"))
+        return verdicts.compile_error(base, feedback="Compilation failed:\n" + J.trim_compiler_error(log),
+                                      detail=log[-3000:])
+    return verdicts.needs_gpu(base, compiled=True, detail="needs_gpu",
+                              feedback=NEEDS_GPU.format(backend=backend, what=" (nvcc: compiled)"))

@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.judge import cuda_check
+from leap.sandbox.judge import cuda_check, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
 from leap.sandbox.judge.verdict import Verdict
@@ -128,11 +128,10 @@ class Scheduler:
         if g.strict:
             base["strict_gate"] = g.strict
         if not g.ok:
-            return Verdict(status=g.status if g.status in ("format_error", "rejected") else "rejected",
-                           feedback=g.reason, detail=g.detail, **base)
+            return verdicts.gate_refusal(base, g.status, feedback=g.reason, detail=g.detail)
         if be is None:
-            return Verdict(status="format_error", **base,
-                           feedback="No custom kernel found: write a Triton (@triton.jit) or CUDA kernel.")
+            return verdicts.format_error(
+                base, feedback="No custom kernel found: write a Triton (@triton.jit) or CUDA kernel.")
         if be in ("cuda_inline", "cuda_nvrtc") and dev == "cpu":
             return cuda_check.cpu_verdict(source, be, base, stages, cfg)
         if be == "cuda_inline":
@@ -160,10 +159,10 @@ class Scheduler:
         stages["compile"] = time.monotonic() - t1
         self.executor.release_dir(out.private_dir)
         if out.result is None:
-            v = V.crash_verdict(out, base, cfg.compile_timeout_s, compiled=False)
-            if v.status == "timeout":
-                v.status, v.feedback = "compile_error", f"Compilation did not finish within {cfg.compile_timeout_s:.0f} s."
-            return v
+            if out.timed_out:
+                return verdicts.compile_error(
+                    base, feedback=f"Compilation did not finish within {cfg.compile_timeout_s:.0f} s.")
+            return V.crash_verdict(out, base, cfg.compile_timeout_s, compiled=False)
         if not out.result.get("ok"):
             out.result["stage"] = "compile"
             return V.verdict_from_failure(out.result, base)
@@ -367,9 +366,9 @@ class Scheduler:
         if timing and isinstance(timing, dict) and "median_us" in timing:
             return V.timed_verdict(task, timing, ref_times, cfg, base, cmp, n)
         fb = f"Correct on {n} trials" + (" (CPU interpreter; not timed)." if base.get("device") == "cpu" else ".")
-        return Verdict(status="ok", correct=True, compiled=True, trials=n, **base, feedback=fb,
-                       max_abs_error=cmp.max_abs_error if cmp else None,
-                       max_rel_error=cmp.max_rel_error if cmp else None)
+        return verdicts.ok(base, trials=n, feedback=fb,
+                           max_abs_error=cmp.max_abs_error if cmp else None,
+                           max_rel_error=cmp.max_rel_error if cmp else None)
 
 
 def _receive(msg: dict, device: str, received: dict) -> dict:

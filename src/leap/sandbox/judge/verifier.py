@@ -13,6 +13,7 @@ import torch
 
 from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import judge_shim as J
+from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
 from leap.tasks.task import Task
 
@@ -153,20 +154,19 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
             generic = "The solution was rejected by the sandbox's run-time checks."
         if result.get("compute"):
             from leap.sandbox.worker.compute_guard import FEEDBACK as generic
-        return Verdict(status="rejected", compiled=True, **base, feedback=generic,
-                       detail="; ".join(str(p) for p in result.get("problems") or [])[:3000])
+        return verdicts.rejected(base, compiled=True, feedback=generic,
+                                 detail="; ".join(str(p) for p in result.get("problems") or [])[:3000])
     err = result.get("error") or {}
     stage, kind, msg = result.get("stage", ""), err.get("kind", "Error"), err.get("message", "")
     tb = err.get("traceback", "")
     if stage == "harness":  # the harness itself failed (not the candidate's code)
         return sandbox_error("the sandbox harness failed", f"{kind}: {msg}\n{tb[-2000:]}", base)
     if base.get("device") == "cpu" and stage != "compile" and needs_gpu_error(kind, msg):
-        return Verdict(status="needs_gpu", compiled=stage not in ("load",), **base,
-                       feedback=NEEDS_GPU_TRITON.format(why=_first_line(msg) or kind), detail=tb[-3000:])
+        return verdicts.needs_gpu(base, compiled=stage not in ("load",), detail=tb[-3000:],
+                                  feedback=NEEDS_GPU_TRITON.format(why=_first_line(msg) or kind))
     if stage == "compile" or kind in COMPILE_KINDS or "Error building extension" in msg:
         text = J.trim_compiler_error(msg or tb)
-        return Verdict(status="compile_error", compiled=False, **base,
-                       feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])
+        return verdicts.compile_error(base, feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])
     where = {"load": "while importing the solution", "init": "while constructing ModelNew",
              "run": "while running forward", "output": "while returning outputs",
              "timing": "while timing"}.get(stage, "in the sandbox harness")
@@ -174,8 +174,8 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
     fb = f"Runtime error {where}: {kind}: {msg.strip()[:800]}"
     if lines:
         fb += "\n" + lines
-    return Verdict(status="runtime_error", compiled=stage not in ("load",), **base, feedback=fb,
-                   detail=tb[-3000:])
+    return verdicts.runtime_error(base, compiled=stage not in ("load",), feedback=fb,
+                                  detail=tb[-3000:])
 
 
 def needs_gpu_error(kind: str, msg: str) -> bool:
@@ -208,47 +208,47 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
     worst: J.Compared | None = None
     trials = result.get("trials") or []
     if len(trials) != len(prep.trials):
-        return Verdict(status="runtime_error", compiled=True, **base,
-                       feedback="The solution did not produce outputs for every trial."), None
+        return verdicts.runtime_error(base, compiled=True,
+                                      feedback="The solution did not produce outputs for every trial."), None
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         missing = _missing_checks(rec, i, config)
         if missing:  # every check the judge asked for must have a result: a missing one is a failure
-            return Verdict(status="rejected", compiled=True, **base, trials=i,
-                           feedback="The solution was rejected by the sandbox's run-time checks.",
-                           detail=f"trial {i}: no result for {', '.join(missing)}"), None
+            return verdicts.rejected(base, compiled=True, trials=i,
+                                     feedback="The solution was rejected by the sandbox's run-time checks.",
+                                     detail=f"trial {i}: no result for {', '.join(missing)}"), None
         try:
             out = load_output(rec["out"], private_dir, prep.device, received)
             after = (load_output(rec["inputs_after"], private_dir, prep.device, received)
                      if rec.get("inputs_after") else None)
             out_b = load_output(rec["out_b"], private_dir, prep.device, received) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
-            return Verdict(status="runtime_error", compiled=True, **base, trials=i,
-                           feedback="forward must return a tensor or a tuple/list of tensors.",
-                           detail=f"{type(exc).__name__}: {exc}"), None
+            return verdicts.runtime_error(base, compiled=True, trials=i,
+                                          feedback="forward must return a tensor or a tuple/list of tensors.",
+                                          detail=f"{type(exc).__name__}: {exc}"), None
         want = [t.device.type for t in J.flat(ref) if isinstance(t, torch.Tensor)]
         got = rec.get("devices")
         if got is not None and got != want:
-            return Verdict(status="incorrect", compiled=True, **base, trials=i,
-                           feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
-                                    "the inputs' device)."), None
+            return verdicts.incorrect(base, trials=i,
+                                      feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
+                                               "the inputs' device)."), None
         cmp = J.compare_outputs(ref, out, dtype=task.dtype, rtol=task.rtol, atol=task.atol,
                                 tolerances=config.tolerances.model_dump())
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
         if not cmp.ok:
-            return Verdict(status="incorrect", compiled=True, **base, trials=i,
-                           max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
-                           feedback=J.mismatch_feedback(cmp, i, getattr(trial, "variant", "") or trial.name,
-                                                        len(prep.trials))), cmp
+            return verdicts.incorrect(base, trials=i,
+                                      max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
+                                      feedback=J.mismatch_feedback(cmp, i, getattr(trial, "variant", "") or trial.name,
+                                                                   len(prep.trials))), cmp
         if (out_b is not None and not J.bit_identical(out, out_b)) or rec.get("poison_identical") is False:
-            return Verdict(status="incorrect", compiled=True, **base, trials=i,
-                           feedback="Outputs differ between two runs on the same inputs: the kernel reads "
-                                    "memory it did not write (uninitialised or out-of-bounds)."), cmp
+            return verdicts.incorrect(base, trials=i,
+                                      feedback="Outputs differ between two runs on the same inputs: the kernel reads "
+                                               "memory it did not write (uninitialised or out-of-bounds)."), cmp
         changed = rec.get("inputs_unchanged") is False or (
             after is not None and not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after))
         if changed:
-            return Verdict(status="incorrect", compiled=True, **base, trials=i,
-                           feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
+            return verdicts.incorrect(base, trials=i,
+                                      feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst
 
 
@@ -268,16 +268,16 @@ def _missing_checks(rec: dict, i: int, config: SandboxConfig) -> list[str]:
 
 def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verdict:
     if outcome.timed_out:
-        return Verdict(status="timeout", compiled=compiled, **base,
-                       feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
+        return verdicts.timeout(base, compiled=compiled,
+                                feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
                                 "(infinite loop, deadlock or far too slow).")
     if getattr(outcome, "server_died", False):  # the forkserver died under this child: the judge's fault
         return sandbox_error("the worker's forkserver died", f"child exit {outcome.exitcode}", base)
     why = outcome.signal_name or (f"exit code {outcome.exitcode}" if outcome.exitcode is not None else "killed")
     if outcome.signal_name == "SIGKILL":  # reached only when it happened again on the retry (reproducible)
         why = "killed (SIGKILL) on two runs, likely exceeding its memory limit"
-    return Verdict(status="runtime_error", compiled=compiled, **base, feedback=GENERIC_CRASH.format(why=why),
-                   detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
+    return verdicts.runtime_error(base, compiled=compiled, feedback=GENERIC_CRASH.format(why=why),
+                                  detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
 
 
 def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float | None], config: SandboxConfig,
@@ -291,14 +291,14 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     disagree = timing.get("host_agrees") is False or ("host_check" not in timing and (  # checked under load
         host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) + config.host_clock_slack_us))
     if disagree:
-        return Verdict(status="rejected", compiled=True, runtime_us=rt, **base, **extra,
-                       feedback="Timing is inconsistent: work appears to run outside the measured stream.",
-                       detail=f"events {rt:.1f} us vs host {host:.1f} us")
+        return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
+                                 feedback="Timing is inconsistent: work appears to run outside the measured stream.",
+                                 detail=f"events {rt:.1f} us vs host {host:.1f} us")
     frac = timing.get("kernel_fraction")
     if frac is not None and frac < config.kernel_fraction:
-        return Verdict(status="rejected", compiled=True, runtime_us=rt, custom_kernel_fraction=frac, **base,
-                       **extra, feedback="Most of the GPU time is spent outside custom kernels; the custom "
-                                         "kernels must carry the computation.")
+        return verdicts.rejected(base, compiled=True, runtime_us=rt, custom_kernel_fraction=frac, **extra,
+                                 feedback="Most of the GPU time is spent outside custom kernels; the custom "
+                                          "kernels must carry the computation.")
     se = eager / rt if eager and rt > 0 else None
     sc = comp / rt if comp and rt > 0 else None
     fb = J.speed_feedback(rt, eager, comp, n_trials)
@@ -309,16 +309,16 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
         if sc:
             fb += f", {sc:.2f}x vs torch.compile ({comp:.1f} us)"
         fb += "."
-    return Verdict(status="ok", correct=True, compiled=True, runtime_us=rt, ref_runtime_us=eager,
-                   ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
-                   custom_kernel_fraction=frac, **base, **extra, feedback=fb)
+    return verdicts.ok(base, runtime_us=rt, ref_runtime_us=eager,
+                       ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
+                       custom_kernel_fraction=frac, **extra, feedback=fb)
 
 
 def judge_failure(exc: BaseException, base: dict) -> Verdict:
     """An exception in the judge: `needs_gpu` when the task itself needs CUDA on a CPU-only machine (its
     inputs made with ``.cuda()``), else `sandbox_error`; never the candidate's fault."""
     if base.get("device") == "cpu" and needs_gpu_error(type(exc).__name__, str(exc)):
-        return Verdict(status="needs_gpu", **base, detail="needs_gpu", feedback=NEEDS_GPU_TASK.format(
+        return verdicts.needs_gpu(base, detail="needs_gpu", feedback=NEEDS_GPU_TASK.format(
             why=_first_line(str(exc))))
     return harness_error(exc, base)
 
@@ -332,7 +332,7 @@ def harness_error(exc: BaseException, base: dict) -> Verdict:
 def sandbox_error(why: str, detail: str, base: dict) -> Verdict:
     """The judge could not evaluate the candidate (dead forkserver, worker killed by the OS, judge out of
     memory, harness exception); trainers and evaluations do not count it against the candidate."""
-    return Verdict(status="sandbox_error", **base, feedback=SANDBOX_ERROR.format(why=why), detail=detail[-3000:])
+    return verdicts.sandbox_error(base, feedback=SANDBOX_ERROR.format(why=why), detail=detail[-3000:])
 
 
 def harness_fault(outcome, device: str) -> str:
