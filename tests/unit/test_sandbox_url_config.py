@@ -19,7 +19,7 @@ def test_trainer_picks_remote_sandbox_when_url_set():
 
     cfg = load_config(None, ["model.path=/nonexistent", "sandbox.url=http://127.0.0.1:9"])
     r = Rollouts.__new__(Rollouts)  # only the sandbox choice is under test, not the model
-    r.cfg, r.verifier, r.sandbox = cfg, None, None
+    r.cfg, r.verifier, r.sandbox, r.backend = cfg, None, None, None
     with r:
         assert isinstance(r.sandbox, RemoteSandbox)
         r.sandbox.retries = 1
