@@ -8,15 +8,16 @@ random weights, byte-level tokenizer); nothing is downloaded. Run on a GPU machi
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
+import torch
 
-pytestmark = pytest.mark.gpu
-vllm = pytest.importorskip("vllm")
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
+# marks, not a module-level skip: under `-m "not gpu"` the file is deselected, not reported as skipped
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason="the vllm package is not installed"),
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")]
 
 
 def _checkpoint(path: Path) -> Path:
