@@ -28,8 +28,9 @@ def register(app: typer.Typer) -> None:
               tasks_per_batch: int = typer.Option(8, min=1, help="tasks generated together"),
               cache: str = typer.Option("static", help="hf backend decode path: static, graph or dynamic"),
               limit: int = typer.Option(0, min=0, help="evaluate only the first N tasks (0 = all)"),
-              prompt: str = typer.Option("leap", help="prompt mode: leap, or kernelbench (KernelBench's one-shot "
-                                         "prompt for --kernel)"),
+              prompt: str = typer.Option("leap", help="prompt mode: leap, kernelbench (KernelBench's one-shot "
+                                         "prompt for --kernel), or demo (a `leap demo` policy's compact "
+                                         "prompt, on the demo's task files)"),
               kernelbench_root: str = typer.Option("", help="kernelbench prompt mode: a KernelBench checkout whose "
                                                    "prompt templates are used (else LEAP's wording, same "
                                                    "structure)"),
@@ -49,7 +50,7 @@ def register(app: typer.Typer) -> None:
         if kernel not in BACKENDS:
             fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")
         try:  # the same builder as the trainer's rollout.prompt
-            prompt_fn = prompt_mode_fn(prompt, kernel, kernelbench_root or None)
+            prompt_fn = None if prompt == "demo" else prompt_mode_fn(prompt, kernel, kernelbench_root or None)
         except PromptError as exc:
             fail(f"--prompt {prompt}: {exc}")
         try:
@@ -60,6 +61,16 @@ def register(app: typer.Typer) -> None:
             task_list = task_list[:limit]
         if not task_list:
             fail(f"--tasks {tasks}: no tasks")
+        if prompt == "demo":
+            from leap.demo.episodes import chat_prompt_fn, spec_from_source
+
+            specs = {}
+            for t in task_list:
+                try:
+                    specs[t.name] = spec_from_source(t.source)
+                except (SyntaxError, ValueError) as exc:
+                    fail(f"--prompt demo: task {t.name} ({t.origin}): {exc}")
+            prompt_fn = chat_prompt_fn(specs)
         kwargs: dict = {}
         if backend == "openai":
             kwargs = {"model_name": served_model or None}

@@ -120,3 +120,35 @@ def acc_at_turns(groups: Sequence[Group], max_turns: int) -> list[float]:
     from leap.evaluation.metrics import acc_at_turn, results_from_groups
 
     return acc_at_turn(results_from_groups(groups), max_turns)
+
+
+def spec_from_source(source: str) -> str:
+    """The compact spec (``compact_spec``) of a demo task file: the op lines of ``Model.forward``.
+    Raises ValueError for a file that is not one of the demo's elementwise chains."""
+    import ast
+
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Model":
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "forward":
+                    lines = [ast.get_source_segment(source, s) for s in fn.body if isinstance(s, ast.Assign)]
+                    if lines and all(lines):
+                        return "\n".join(lines)
+    raise ValueError("not a demo task (expected class Model whose forward is a chain of `x = ...` lines)")
+
+
+def chat_prompt_fn(specs: dict[str, str]):
+    """``prompt_fn`` for a saved demo policy driven through chat messages (`leap eval --prompt demo`): the
+    task's op lines, then the last answer and the gist of its feedback — the layout the policy was trained
+    on, rendered by its chat template (`leap.demo.policy.CHAT_TEMPLATE`)."""
+    from leap.demo.policy import first_sentence
+
+    def prompt(task: Task, turns: list[Turn]) -> list[dict]:
+        msgs = [{"role": "user", "content": specs[task.name]}]
+        if turns:
+            last = turns[-1]
+            msgs += [{"role": "assistant", "content": last.code or last.completion},
+                     {"role": "user", "content": first_sentence(last.verdict.feedback)}]
+        return msgs
+    return prompt

@@ -268,7 +268,7 @@ def prepare(cfg: DemoConfig, out: Path, verifier: Verifier, log: Callable[[str],
     train_chains, rl_chains, held = task_split(cfg)
     held = solvable(held, verifier)[:cfg.n_eval]
     (out / "tasks").mkdir(exist_ok=True)
-    for c in held[:3] + train_chains[-3:]:
+    for c in held + train_chains[-3:]:  # every held-out task (`leap eval --prompt demo`) and 3 train samples
         task = make_task(c, "eval" if c in held else "train")
         (out / "tasks" / f"{task.name}.py").write_text(task.source)
     rows = build_sft_data(cfg, train_chains, verifier, log)

@@ -178,7 +178,7 @@ def write_report(summary: dict, out: str | Path) -> Path:
               f"Sandbox evaluations requested {summary['sandbox_requested']}, executed "
               f"{summary['sandbox_executed']} (identical (task, code) pairs are verified once per run).", "",
               "Files: `sft.jsonl` (verified pairs), `metrics.jsonl` (per RL step), `summary.json`, "
-              "`policy_sft/`, `policy_rl/` (tokenizer + weights), `tasks/` (sample task files).", ""]
+              "`policy_sft/`, `policy_rl/` (tokenizer + weights), `tasks/` (every held-out task and 3 training tasks: `leap eval --model policy_rl --tasks tasks --prompt demo`).", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
     return path

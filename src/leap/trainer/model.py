@@ -107,7 +107,9 @@ def _load_base(cfg: ModelConfig, dtype: torch.dtype):
         model = build_tiny_model(tokenizer, layers=t.layers, hidden=t.hidden, heads=t.heads,
                                  kv_heads=t.kv_heads, seed=t.seed, max_positions=t.max_positions)
         return model.to(dtype), tokenizer
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from leap.models.tokenizer import load_tokenizer
 
     kwargs = {"dtype": dtype, "trust_remote_code": cfg.trust_remote_code}
     if cfg.attn_implementation:
@@ -116,7 +118,7 @@ def _load_base(cfg: ModelConfig, dtype: torch.dtype):
     if cfg.path.endswith(".gguf"):  # a single GGUF file (dequantised by transformers; needs `gguf`)
         where, extra = str(Path(cfg.path).parent), {"gguf_file": Path(cfg.path).name}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(where, trust_remote_code=cfg.trust_remote_code, **extra)
+        tokenizer = load_tokenizer(where, trust_remote_code=cfg.trust_remote_code, **extra)
         model = AutoModelForCausalLM.from_pretrained(where, **kwargs, **extra)
     except (OSError, ValueError, ImportError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__

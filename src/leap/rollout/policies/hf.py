@@ -23,7 +23,9 @@ from leap.rollout.policies.base import Generation, Messages, PolicyError, Sampli
 def load_hf(path: str | Path, device: str = "auto", dtype: str = "auto"):
     """Load (model, tokenizer) from a transformers folder; `PolicyError` with one line if unusable."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from leap.models.tokenizer import load_tokenizer
 
     p = Path(path)
     if not (p / "config.json").is_file():
@@ -34,7 +36,7 @@ def load_hf(path: str | Path, device: str = "auto", dtype: str = "auto"):
     else:
         dt = getattr(torch, dtype)
     try:
-        tok = AutoTokenizer.from_pretrained(p)
+        tok = load_tokenizer(p)
         model = AutoModelForCausalLM.from_pretrained(p, dtype=dt).to(dev).eval()
     except (OSError, ValueError, KeyError) as exc:
         raise PolicyError(f"{p}: cannot load model ({exc.__class__.__name__}: {str(exc).splitlines()[0]})") from None
