@@ -6,10 +6,7 @@ EOS-biased model of the CPU test by default; ``LEAP_MODEL_DIR`` (e.g. Qwen2.5-Co
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -17,6 +14,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from loopback import leap_server  # noqa: E402
 from test_rollout_backends import _eos_biased_checkpoint, _short_prompt  # noqa: E402
 
 from leap.trainer import loop  # noqa: E402
@@ -25,28 +23,13 @@ from leap.trainer.logging import read_metrics  # noqa: E402
 
 # marks, not a module-level skip: under `-m "not gpu"` the file is deselected, not reported as skipped
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")]
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def test_two_steps_with_leap_serve_on_cuda_follow_the_adapter(tmp_path):
     real = os.environ.get("LEAP_MODEL_DIR")
     model = Path(real) if real else _eos_biased_checkpoint(tmp_path / "model")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "leap.cli.main", "serve", str(model), "--port", str(port),
-                             "--device", "cuda", "--dtype", "float32", "--name", "base", "--enable-lora",
-                             "--max-loras", "2"],
-                            env={**os.environ, "PYTHONPATH": SRC}, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(900):
-            try:
-                if httpx.get(base + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
-            assert proc.poll() is None, proc.stderr.read()
+    with leap_server(["serve", str(model), "--device", "cuda", "--dtype", "float32", "--name", "base",
+                      "--enable-lora", "--max-loras", "2"], tmp_path / "serve_stderr.log", tries=900) as (base, _):
         # fp32 on both sides so the log-prob comparison measures the adapter, not bf16 rounding
         cfg = load_config(None, [
             f"model.path={model}", "model.dtype=float32", "model.lora.rank=8", "model.lora.targets=all-linear",
@@ -58,9 +41,6 @@ def test_two_steps_with_leap_serve_on_cuda_follow_the_adapter(tmp_path):
             "optim.grad_clip=0", "steps=2", f"output_dir={tmp_path}", "logging.progress=false", "checkpoint.every=0"])
         summary = loop.train(cfg, prompt_fn=None if real else _short_prompt)
         health = httpx.get(base + "/health").json()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
     assert summary["step"] == 2 and health["lora_loads"] == 2 and health["lora_adapters"] == []
     rows = read_metrics(tmp_path / "metrics.jsonl")
     gaps = [r["sampler/logprob_gap"] for r in rows]

@@ -3,9 +3,6 @@ LoRA routes (vLLM's), and 2 training steps whose samples come from the adapter b
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 import torch
+from loopback import leap_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
@@ -21,7 +19,6 @@ from leap.trainer import loop  # noqa: E402
 from leap.trainer.config import ConfigError, load_config  # noqa: E402
 from leap.trainer.logging import read_metrics  # noqa: E402
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 GREEDY = {"messages": [{"role": "user", "content": "Write relu_fp32 as ModelNew."}], "max_tokens": 8,
           "temperature": 0.0}
 
@@ -53,24 +50,9 @@ def ckpt(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def served(ckpt):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "leap.cli.main", "serve", str(ckpt), "--port", str(port), "--device", "cpu",
-         "--name", "tiny", "--cache", "dynamic", "--enable-lora", "--max-loras", "2"],
-        env={**os.environ, "PYTHONPATH": SRC}, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(base + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.stderr.read()
-    yield base
-    proc.terminate()
-    proc.wait(timeout=30)
+    with leap_server(["serve", str(ckpt), "--device", "cpu", "--name", "tiny", "--cache", "dynamic",
+                      "--enable-lora", "--max-loras", "2"], ckpt.parent / "serve_stderr.log") as (base, _):
+        yield base
 
 
 def _adapter(ckpt: Path, out: Path, seed: int) -> Path:

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from loopback import leap_server
 from sandbox_cases import kernels as K
 
 from leap.sandbox import RemoteSandbox
@@ -27,32 +26,9 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    log = (tmp_path_factory.mktemp("service") / "stderr.log").open("w+")  # a file: a full pipe would block it
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "leap.cli.main", "sandbox", "serve", "--port", str(port),
-                             "--device", "cpu", "--workers", "2", "--max-body", "200000"],
-                            env=ENV, stderr=log, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(base + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-        assert proc.poll() is None, _tail(log)
-    yield base, proc
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
-    log.close()
-
-
-def _tail(log) -> str:
-    log.flush()
-    log.seek(0)
-    return log.read()[-3000:]
+    with leap_server(["sandbox", "serve", "--device", "cpu", "--workers", "2", "--max-body", "200000"],
+                     tmp_path_factory.mktemp("service") / "stderr.log", env=ENV) as (base, proc):
+        yield base, proc
 
 
 def _leap_verify(tmp_path: Path, task: str, source: str) -> dict:

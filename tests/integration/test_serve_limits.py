@@ -3,20 +3,16 @@ leave the server healthy; 50 concurrent requests get 200 or 429, no resets, memo
 
 from __future__ import annotations
 
-import os
 import re
 import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from loopback import leap_server
 
 from leap.rollout.serve_load import run_load
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 SMALL = {"model": "tiny", "messages": [{"role": "user", "content": "write relu"}], "max_tokens": 4,
          "temperature": 0.0}
 
@@ -30,25 +26,10 @@ def served(tmp_path_factory):
     from leap.models.tiny import save_tiny
 
     model = save_tiny(tmp_path_factory.mktemp("tiny") / "tiny", max_positions=512)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "leap.cli.main", "serve", str(model), "--port", str(port), "--device", "cpu",
-         "--name", "tiny", "--max-queue", "16", "--max-batch", "8", "--max-body", "65536",
-         "--body-timeout", "1", "--cache", "dynamic"],
-        env={**os.environ, "PYTHONPATH": SRC}, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(base + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
-        assert proc.poll() is None, proc.stderr.read()
-    yield base, proc
-    proc.terminate()
-    proc.wait(timeout=30)
+    with leap_server(["serve", str(model), "--device", "cpu", "--name", "tiny", "--max-queue", "16",
+                      "--max-batch", "8", "--max-body", "65536", "--body-timeout", "1", "--cache", "dynamic"],
+                     tmp_path_factory.mktemp("serve") / "stderr.log") as (base, proc):
+        yield base, proc
 
 
 def _healthy(base: str) -> None:

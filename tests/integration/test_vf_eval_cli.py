@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
+from loopback import leap_server
 
 pytestmark = pytest.mark.slow
 if os.environ.get("LEAP_VF_EVAL") != "1":
@@ -32,28 +29,14 @@ def test_vf_eval_runs_the_kernel_env_against_leap_serve(tmp_path):
     from leap.models.tiny import save_tiny
 
     model = save_tiny(tmp_path / "tiny", max_positions=8192)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = {**os.environ, "PYTHONPATH": SRC, "OPENAI_API_KEY": "x"}
-    server = subprocess.Popen([sys.executable, "-m", "leap.cli.main", "serve", str(model), "--port", str(port),
-                               "--device", "cpu", "--name", "tiny", "--cache", "dynamic"], env=env,
-                              stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
+    with leap_server(["serve", str(model), "--device", "cpu", "--name", "tiny", "--cache", "dynamic"],
+                     tmp_path / "serve_stderr.log", env=env) as (base, _):
         out = subprocess.run(
-            ["vf-eval", "leap-vf", "-m", "tiny", "--client.base-url", f"http://127.0.0.1:{port}/v1",
+            ["vf-eval", "leap-vf", "-m", "tiny", "--client.base-url", f"{base}/v1",
              "--client.api-key-var", "OPENAI_API_KEY", "-n", "1", "-r", "1", "--env.max-turns", "2",
              "--env.device", "cpu", "--env.taskset.task-filter", '["relu_fp32"]', "--sampling.max-tokens", "32"],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     (traces,) = list(tmp_path.glob("outputs/*/traces.jsonl"))
     episode = json.loads(traces.read_text().splitlines()[0])
