@@ -35,12 +35,10 @@ def build_sft_policy(dest: Path, seed: int, log: Callable[[str], None] = print) 
         work = dest.parent / f".{dest.name}.build.{os.getpid()}"
         log(f"model.demo: no policy in {dest}; building the demo's SFT policy (quick demo data + SFT, seed {seed})")
         with Sandbox(device="cpu") as sandbox:
-            prep = prepare(quick_config(seed), work, Verifier(sandbox, log=log), log)
-        staged = work / "policy"
-        prep.policy.save(staged)
+            prepare(quick_config(seed), work, Verifier(sandbox, log=log), log)  # saves work/policy_sft
         if dest.exists():
             shutil.rmtree(dest)
-        os.replace(staged, dest)
+        os.replace(work / "policy_sft", dest)
         shutil.rmtree(work, ignore_errors=True)
 
 
