@@ -9,10 +9,14 @@ random weights, byte-level tokenizer); nothing is downloaded. Run on a GPU machi
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
 # marks, not a module-level skip: under `-m "not gpu"` the file is deselected, not reported as skipped
 pytestmark = [pytest.mark.gpu,
@@ -21,25 +25,8 @@ pytestmark = [pytest.mark.gpu,
 
 
 def _checkpoint(path: Path) -> Path:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
-
-    vocab = {ch: i for i, ch in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
-    for special in ("<|endoftext|>", "<|pad|>"):
-        vocab[special] = len(vocab)
-    core = Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    tok = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|endoftext|>", pad_token="<|pad|>")
-    tok.chat_template = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
-                         "{% if add_generation_prompt %}<assistant>{% endif %}")
-    cfg = Qwen2Config(vocab_size=len(vocab), hidden_size=256, intermediate_size=512, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                      tie_word_embeddings=False, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
-    torch.manual_seed(0)
-    Qwen2ForCausalLM(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
+    """The trainer tests' tiny checkpoint, wider and untied (Qwen2's default init) for vLLM's kernels."""
+    return write_tiny_checkpoint(path, hidden=256, intermediate=512, tie=False, initializer_range=0.02)
 
 
 def _short_prompt(task, turns):

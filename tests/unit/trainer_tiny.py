@@ -8,7 +8,8 @@ from pathlib import Path
 from leap.sandbox.judge.verdict import Verdict
 
 
-def write_tiny_checkpoint(path: Path, seed: int = 0) -> Path:
+def write_tiny_checkpoint(path: Path, seed: int = 0, *, hidden: int = 32, intermediate: int = 64,
+                          tie: bool = True, initializer_range: float = 0.2) -> Path:
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -23,9 +24,10 @@ def write_tiny_checkpoint(path: Path, seed: int = 0) -> Path:
     tok = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|endoftext|>", pad_token="<|pad|>")
     tok.chat_template = ("{% for m in messages %}<{{ m['role'] }}>{{ m['content'] }}\n{% endfor %}"
                          "{% if add_generation_prompt %}<assistant>{% endif %}")
-    cfg = Qwen2Config(vocab_size=len(vocab), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+    cfg = Qwen2Config(vocab_size=len(vocab), hidden_size=hidden, intermediate_size=intermediate, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                      tie_word_embeddings=True, initializer_range=0.2, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+                      tie_word_embeddings=tie, initializer_range=initializer_range, eos_token_id=tok.eos_token_id,
+                      pad_token_id=tok.pad_token_id)
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(cfg)
     model.save_pretrained(path)
