@@ -28,6 +28,7 @@ from leap.sandbox.pool import cuda_ipc as _ipc
 from leap.sandbox.pool.protocol import Job, thaw
 from leap.sandbox.worker import child_timing
 from leap.sandbox.worker import compute_guard as _guard
+from leap.sandbox.worker.child_env import isolate, match_triton_mode, redirect_load_inline, setup_env
 from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
@@ -103,116 +104,6 @@ def _describe(exc: BaseException, tb: str) -> dict:
     return {"kind": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-6000:]}
 
 
-def _setup_env(job: Job, private_dir: str) -> None:
-    for sub in ("triton", "torch_ext", "tmp", "cupy"):  # cupy's kernel cache must exist: it does not mkdir
-        os.makedirs(os.path.join(private_dir, sub), exist_ok=True)
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(private_dir, "triton")
-    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(private_dir, "torch_ext")
-    os.environ["TMPDIR"] = os.path.join(private_dir, "tmp")
-    os.environ["CUPY_CACHE_DIR"] = os.path.join(private_dir, "cupy")
-    if job.type == "compile":  # build only: no GPU; triton mode stays the server's
-        os.environ["CUDA_VISIBLE_DEVICES"] = ""
-        if job.max_jobs:  # share the host's cores between concurrent builds
-            os.environ["MAX_JOBS"] = str(job.max_jobs)
-    elif job.device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
-    else:
-        os.environ.pop("TRITON_INTERPRET", None)
-        if job.gpu_visible is not None:
-            os.environ["CUDA_VISIBLE_DEVICES"] = str(job.gpu_visible)
-    if job.arch_list:
-        os.environ["TORCH_CUDA_ARCH_LIST"] = job.arch_list
-
-
-def _match_triton_mode() -> None:
-    """Triton decides interpreter-or-compiler when a ``@triton.jit`` function is DEFINED, including
-    its own library functions (``tl.sum``...) defined when the forkserver imported it, and cannot be
-    re-imported in-process (its native module aborts). The scheduler sends each job to the server of
-    its mode; a mismatch is a harness error, never a silently wrong run."""
-    import triton.language as tl
-
-    want = os.environ.get("TRITON_INTERPRET") == "1"
-    have = type(tl.sum).__name__ == "InterpretedFunction"
-    if want != have:
-        raise RuntimeError(f"triton mode mismatch: job wants interpret={want}, forkserver has {have}")
-
-
-def _isolate(job: Job, private_dir: str) -> dict:
-    if not job.isolation:
-        return {"isolation": "off"}
-    try:
-        from leap.sandbox.pool import isolation
-    except ImportError:
-        return {"isolation": "fallback: leap.sandbox.pool.isolation not available"}
-    kw = {k: getattr(job.limits, k) for k in ("memory_bytes", "drop_uid", "network")
-          if getattr(job.limits, k) is not None}
-    # shared caches (e.g. the extension build cache) and the Python environment itself (a venv or checkout
-    # under /tmp) would be hidden by the private tmp mounts: the isolation layer binds them back
-    kw["keep_paths"] = tuple(p for p in job.keep_paths if os.path.isdir(p))
-    kw["keep_ro_paths"] = tuple(_masked_env_paths(private_dir))
-    limits = isolation.IsolationLimits.for_device(job.device or "cpu", **kw)
-    layers = dict(isolation.enter_isolation(private_dir, limits).layers)
-    failed = isolation.ensure_cache_dirs()  # fresh /tmp, dropped uid: the libraries' caches exist in the view
-    if failed:
-        layers["cache_dirs"] = "fallback: cannot create " + "; ".join(failed[:3])
-    return layers
-
-
-def _masked_env_paths(private_dir: str) -> list[str]:
-    """Directories this interpreter imports from (prefix, sys.path, LEAP's own source) that lie under a
-    masked dir, outermost only; none that holds the private dir (it has its own mount)."""
-    import leap
-    from leap.sandbox.pool.isolation import MASKED_DIRS
-
-    here = os.path.dirname(os.path.dirname(os.path.abspath(leap.__file__)))  # LEAP's source root
-    found = set()
-    for p in {sys.prefix, sys.exec_prefix, sys.base_prefix, here, *sys.path}:
-        if not p:
-            continue
-        real = os.path.realpath(p)
-        if any(real.startswith(m + "/") for m in MASKED_DIRS) and os.path.isdir(real):
-            found.add(real)
-    priv = os.path.realpath(private_dir)
-    outer = [p for p in found if not any(p.startswith(q + "/") for q in found if q != p)]
-    return sorted(p for p in outer if not (priv == p or priv.startswith(p + "/")))
-
-
-def ext_hash(kwargs: dict) -> str:
-    """Content hash of a ``load_inline`` build: sources, flags, torch/CUDA versions, target arch."""
-    keys = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
-            "extra_ldflags", "extra_include_paths", "with_cuda", "with_pytorch_error_handling")
-    blob = {k: kwargs.get(k) for k in keys}
-    blob["versions"] = [torch.__version__, torch.version.cuda, os.environ.get("TORCH_CUDA_ARCH_LIST", "")]
-    return _sha(_dumps(blob, sort_keys=True, default=str).encode()).hexdigest()[:24]
-
-
-def _redirect_load_inline(cache: str, builds: list) -> None:
-    """Make every ``load_inline`` build into ``cache/<content hash>`` so the compile pool's build is
-    found by the GPU child (ninja sees nothing to do)."""
-    import torch.utils.cpp_extension as ce
-
-    original = ce.load_inline
-
-    def load_inline(*args, **kwargs):
-        names = ("name", "cpp_sources", "cuda_sources", "functions")
-        kwargs.update(dict(zip(names, args, strict=False)))
-        h = ext_hash(kwargs)
-        build_dir = os.path.join(cache, h)
-        os.makedirs(build_dir, exist_ok=True)
-        kwargs["build_directory"] = build_dir
-        kwargs["verbose"] = False
-        t0 = _perf()
-        try:
-            mod = original(**kwargs)
-        except BaseException as exc:
-            builds.append({"hash": h, "ok": False, "seconds": _perf() - t0, "error": str(exc)[-6000:]})
-            raise
-        builds.append({"hash": h, "ok": True, "seconds": _perf() - t0})
-        return mod
-
-    ce.load_inline = load_inline
-
-
 def _import_candidate(source: str, private_dir: str):
     path = os.path.join(private_dir, "candidate.py")
     with open(path, "w") as f:
@@ -237,17 +128,17 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     D = _D  # bound here: rebinding the module global later (from candidate code) changes nothing
     job = job if isinstance(job, Job) else Job.from_wire(job)  # a malformed job: the harness's error
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
-    _setup_env(job, private_dir)
+    setup_env(job, private_dir)
     if job.type != "compile":
-        _match_triton_mode()
-    iso = _isolate(job, private_dir)
+        match_triton_mode()
+    iso = isolate(job, private_dir)
     # the forkserver (a candidate that kills it is caught at the end); read after the isolation: in a PID
     # namespace the parent is outside it (0 here) and the forkserver is out of the candidate's reach
     parent = _getppid()
     stages["isolate"] = _perf() - t0
     builds: list = []
     if job.backend == "cuda_inline" and job.ext_cache:
-        _redirect_load_inline(job.ext_cache, builds)
+        redirect_load_inline(job.ext_cache, builds)
     t0 = _perf()
     if job.type == "ipc_probe":  # the judge checks that CUDA IPC works through the isolation
         x = _ipc_receive(thaw(job.record), "cuda")
