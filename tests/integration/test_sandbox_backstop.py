@@ -22,6 +22,13 @@ POPS_THE_MODE = K.RELU.replace(
     "y = torch.empty_like(x)",
     "from torch.utils import _python_dispatch as P\n        with P._disable_current_modes():\n"
     "            return torch.relu(x)")
+# output allocated while the mode sees it, the answer computed with the Python dispatch key switched off,
+# then a Triton kernel (here the relu kernel itself, as a copy: max(r, 0) == r) writes it into the output
+SWITCH_OFF_THEN_COPY = {
+    name: K.RELU.replace("y = torch.empty_like(x)", "y = torch.empty_like(x)\n        with " + ctx +
+                         ":\n            r = x.clamp(min=0)").replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
+    for name, ctx in {"disable_torch_dispatch": "torch._C._DisableTorchDispatch()",
+                      "disable_current_modes": "torch.utils._python_dispatch._disable_current_modes()"}.items()}
 GLOBAL_SWITCH = K.RELU.replace(
     "y = torch.empty_like(x)",
     "import sys, threading, time\n        sys.modules['leap.sandbox.worker.child']._D = None\n"
@@ -60,6 +67,12 @@ def test_pytorch_compute_in_forward_is_rejected_at_run_time(sb, relu, name):
 def test_switching_the_backstop_off_during_forward_is_rejected(sb, relu):
     v = sb.verify(relu, POPS_THE_MODE)
     assert v.status == "rejected" and "not produced by any op the run-time backstop saw" in v.detail, v.detail
+
+
+@pytest.mark.parametrize("name", sorted(SWITCH_OFF_THEN_COPY))
+def test_compute_with_the_mode_switched_off_then_copied_by_a_kernel_is_rejected(sb, relu, name):
+    v = sb.verify(relu, SWITCH_OFF_THEN_COPY[name])
+    assert v.status == "rejected" and "switched off during forward" in v.detail, (v.status, v.detail)
 
 
 def test_module_global_does_not_switch_the_detectors_off(sb, relu):

@@ -9,8 +9,11 @@ Triton kernel records nothing. Under KernelBench's rules partial PyTorch is fine
 kernel ran (interpreter launches are counted).
 
 Tamper checks (`Guard.problems`): the mode must still be on the dispatch stack, the very object the
-harness pushed; its state lives in closure cells whose identities are checked; and a probe op with a
-judge-sent nonce must be seen by it at the end (a mode that was switched off or swapped does not see it).
+harness pushed; its state lives in closure cells whose identities are checked; a probe op with a
+judge-sent nonce must be seen by it at the end (a mode that was switched off or swapped does not see it);
+and PyTorch's switches that take a dispatch mode off the stack or exclude the Python dispatch key for a
+while (`SWITCHES`) are wrapped before the candidate is imported, so using one during forward is reported
+even when the mode is back in place afterwards.
 On the GPU this is not installed: the "custom kernels carry >= 50% of GPU time" check plays its part.
 """
 
@@ -40,6 +43,13 @@ FAMILIES: dict[str, frozenset[str]] = {
                          "cudnn_convolution", "thnn_conv2d", "add"}),
 }
 PROBE = "mul"  # the op the end-of-run probe uses
+# (module, attribute): what switches a dispatch mode off for a while; wrapped by `install`
+SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_dispatch_stack"),
+            ("torch._C", "_unset_dispatch_mode"), ("torch._C", "_set_dispatch_mode"),
+            ("torch._C", "_dispatch_tls_set_dispatch_key_excluded"), ("torch._C", "_ExcludeDispatchKeyGuard"),
+            ("torch._C", "_ForceDispatchKeyGuard"), ("torch._C", "_push_on_torch_dispatch_stack"),
+            ("torch.utils._python_dispatch", "_disable_current_modes"),
+            ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
 
 
 def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
@@ -105,6 +115,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     mode = _Recorder()
     mode.__enter__()
     _count_triton_launches(state)
+    switched: list[str] = []
+    _watch_switches(state, switched)
     cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
@@ -135,6 +147,9 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[2] != before + 1:
             out.append("the run-time compute backstop no longer sees PyTorch ops")
         out += unseen[:1]
+        if switched:
+            out.append("the run-time compute backstop was switched off during forward (" +
+                       ", ".join(sorted(set(switched))[:3]) + ")")
         if seen and (rules != "kernelbench" or state[1] == 0):
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
             out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")
@@ -149,6 +164,29 @@ def _filled(cell) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _watch_switches(state: list, switched: list) -> None:
+    """Replace each of `SWITCHES` by a wrapper that notes its use while armed, then does what it did."""
+    import importlib
+
+    for mod_name, attr in SWITCHES:
+        try:
+            mod = importlib.import_module(mod_name)
+            original = getattr(mod, attr)
+        except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
+            continue
+        setattr(mod, attr, _noting(original, f"{mod_name}.{attr}", state, switched))
+
+
+def _noting(original, name: str, state: list, switched: list):
+    def call(*args, **kwargs):
+        if state[0]:
+            switched.append(name)
+        return original(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = getattr(original, "__name__", name)
+    return call
 
 
 def _count_triton_launches(state: list) -> None:
