@@ -24,7 +24,7 @@ def test_loader_takes_level_from_the_folder_name():
     assert {t.level for t in l1} == {1} and {t.level for t in l2} == {2}
     assert not any(t.has_small_inputs or t.leap_metadata for t in l1 + l2)
     names = [t.name for t in iter_task_source(str(KB))]  # a checkout-like root: kb_l{level}_ names
-    assert names[0] == "kb_l1_3_LeakyGate" and names[-1].startswith("kb_l2_")
+    assert names[0] == "kb_l1_3_LeakyGate" and names[-1].startswith("kb_l3_")
 
 
 def test_level4_and_missing_packages_get_one_line():
@@ -84,3 +84,17 @@ def test_folder_of_kernelbench_shaped_files_validates():
     assert any("random numbers" in w for w in reports["22_GRU_RandomH0"].warnings)
     assert any("CPU check on derived sizes" in n for n in reports["4_Conv2d_ReLU_Bias"].notes)
     assert any("non-negative" in n for n in reports["4_Conv2d_ReLU_Bias"].notes)
+
+
+def test_whole_networks_keep_a_useful_size_and_validate():
+    """Level-3 shapes: layer widths written in the class (no knob reaches them) do not drive the image to
+    nothing; a lambda over the layers made in __init__; .item() in __init__ and an image size fixed by the
+    model's windows (only the batch, 10, can shrink); all valid."""
+    conv = cpu_sizing((KB / "level3" / "1_StridedConvNet.py").read_text())
+    assert conv.error is None and conv.changes["image_size"][1] >= 28, conv.changes
+    assert conv.changes.get("num_classes", (0, 1000))[1] >= 250, conv.changes  # weights alone: a few steps
+    mixer = cpu_sizing((KB / "level3" / "3_WindowedMixer.py").read_text())
+    assert mixer.error is None and "image_size" not in mixer.changes and mixer.changes["batch_size"] == (10, 5)
+    reports = {t.name: validate_task(t) for t in load_task_dir(KB / "level3")}
+    assert all(rep.ok for rep in reports.values()), {n: rep.problems for n, rep in reports.items()}
+    assert not any("conditioning not checked" in n for n in reports["2_LambdaMlpBlock"].notes)

@@ -5,21 +5,24 @@ The rule (docs/TASKS.md, "CPU sizes"):
 1. Size knobs are the integer literals the task's shapes come from: module-level constants
    (``batch_size = 4096``, ``N = 2048 * 2``, ``a, b = 64, 128``, ``input_shape = (32768,)``; an
    arithmetic expression of literals counts as one knob) and integer literals written inside ``get_inputs`` /
-   ``get_init_inputs``. Only knobs of at least `MIN_KNOB` are scaled, so kernel sizes, strides,
-   paddings, reduction dims, head counts and the like stay as written.
+   ``get_init_inputs``. Only knobs of at least `MIN_KNOB` are scaled (batch sizes, named so, from 2), so
+   kernel sizes, strides, paddings, reduction dims, head counts and the like stay as written.
 2. Sizes are measured without allocating anything: the source is executed in a fresh module under a
    torch function mode that sends every tensor factory (and ``.to``/``.cuda``/``.cpu``) to the ``meta``
    device; the measure is the elements of the inputs, the model's parameters and buffers and (when the
-   forward runs on ``meta``) its outputs, plus the forward's FLOPs.
+   forward runs on ``meta``) its outputs, plus the forward's FLOPs. ``Tensor.item()`` on ``meta`` gives 0
+   (hyper-parameters such as drop-path rates drawn from ``linspace``); the real CPU run of rule 4 checks
+   the result.
 3. While the measure is above `ELEMENT_TARGET` elements or `FLOP_TARGET` FLOPs, every knob is halved
    together (keeps relations such as ``2 * width == out_channels``); once such a joint step fails, the
    largest knob alone is halved (per floor), and every knob that divides it in the original file (equal values included) shrinks with it
    to keep dividing it (``embed_dim % num_heads``, broadcasting of equal sizes), first down to `FLOORS[0]`, then
-   `FLOORS[1]`. A step that does not shrink the measure, or after which the forward fails on ``meta``,
-   is undone and that knob frozen.
+   `FLOORS[1]`. A step that does not cut by a tenth what is over its target (`_progress`; weights count
+   only for single-knob steps), or after which the forward fails on ``meta``, is undone and that knob frozen.
 4. The result is the task source with the new literal values spliced in (nothing else changes; derived
    constants such as ``dim2 = dim * 2`` follow). Its reference is then run for real on the CPU; if it
-   fails there, steps are undone one at a time (shrinking less) until it runs.
+   fails there, steps are undone one at a time (shrinking less) until it runs. Too large for a CPU check
+   at all: inputs + outputs over 4,000,000 elements or weights over `WEIGHT_LIMIT`.
 
 `cpu_sizing` never allocates the full-size inputs. Results are cached per task source.
 """
@@ -36,6 +39,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 ELEMENT_TARGET = 1 << 18  # inputs + parameters + outputs, in elements
+WEIGHT_LIMIT = 1 << 28    # parameters + buffers a derived size may keep (1 GiB of fp32; VGG19 has 144M)
 FLOP_TARGET = 1 << 28
 MIN_KNOB = 16
 FLOORS = (16, 4)
@@ -103,7 +107,7 @@ def find_knobs(source: str) -> list[Knob]:
 
     def add(label: str, node: ast.AST) -> None:
         v = _int_const(node)
-        if v is not None and v >= MIN_KNOB:
+        if v is not None and (v >= MIN_KNOB or (v >= 2 and "batch" in label.lower())):
             knobs.append(Knob(label, v, lines[node.lineno - 1] + node.col_offset,
                               lines[node.end_lineno - 1] + node.end_col_offset))
 
@@ -156,6 +160,8 @@ class _OnMeta(TorchFunctionMode):
             kwargs.pop("pin_memory", None)
         elif func in (torch.Tensor.cuda, torch.Tensor.cpu):
             return args[0]
+        elif func is torch.Tensor.item and args[0].is_meta:  # a value for sizing only (e.g. drop-path rates)
+            return False if args[0].dtype is torch.bool else 0 if not args[0].is_floating_point() else 0.0
         elif func is torch.Tensor.to:
             rest = [a.dtype if isinstance(a, torch.Tensor) else a for a in args[1:]
                     if not isinstance(a, str | torch.device | int) or isinstance(a, bool)]
@@ -179,6 +185,12 @@ class Measure:
     elements: int
     flops: int | None  # None: the forward has no meta kernel (then outputs are not counted)
     forward_ok: bool
+    weights: int = 0   # of `elements`: the model's parameters and buffers
+
+    @property
+    def activations(self) -> int:
+        """Inputs, init tensors and outputs: what the CPU check moves and computes on every trial."""
+        return self.elements - self.weights
 
 
 def measure(source: str) -> Measure:
@@ -192,19 +204,38 @@ def measure(source: str) -> Measure:
         init = list(mod.get_init_inputs())
         inputs = list(mod.get_inputs())
         model = mod.Model(*init)
-        n = sum(t.numel() for t in _flat(inputs) + _flat(init))
-        n += sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())
+        w = sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())
+        n = w + sum(t.numel() for t in _flat(inputs) + _flat(init))
         try:
             counter = FlopCounterMode(display=False)
             with torch.no_grad(), counter:
                 out = model(*inputs)
-            return Measure(n + sum(t.numel() for t in _flat(out)), int(counter.get_total_flops()), True)
+            return Measure(n + sum(t.numel() for t in _flat(out)), int(counter.get_total_flops()), True, w)
         except Exception:  # noqa: BLE001 - no meta kernel for some op (or the size is invalid)
-            return Measure(n, None, False)
+            return Measure(n, None, False, w)
+
+
+def _within(m: Measure, hard_limit: int) -> bool:
+    """Small enough to run on the CPU at all: inputs and outputs under ``hard_limit``, weights under
+    `WEIGHT_LIMIT` (a whole network's layers are literals in its class, which no size knob reaches)."""
+    return m.activations <= hard_limit and m.weights <= WEIGHT_LIMIT
 
 
 def _fits(m: Measure) -> bool:
     return m.elements <= ELEMENT_TARGET and (m.flops is None or m.flops <= FLOP_TARGET)
+
+
+def _progress(m: Measure, current: Measure, joint: bool) -> bool:
+    """A step helps when it cuts by at least a tenth what is still over its target: inputs and outputs,
+    FLOPs, or (one knob at a time, so the image is not halved along with the class count) the weights. A
+    network's layer widths are rarely size knobs: halving its image or class count trims its weights by a
+    few percent, and chasing them would shrink a ResNet's 224 x 224 input to 7 x 7; likewise a step that
+    only trims a small output is no help when the input cannot shrink."""
+    def cut(new: int | None, old: int | None, target: int) -> bool:
+        return (old or 0) > target and (new or 0) <= 0.9 * (old or 0)
+
+    return (cut(m.activations, current.activations, ELEMENT_TARGET) or cut(m.flops, current.flops, FLOP_TARGET)
+            or (not joint and cut(m.weights, current.weights, ELEMENT_TARGET)))
 
 
 def _divisibility(knobs: list[Knob]) -> list[tuple[str, str]]:
@@ -234,8 +265,8 @@ def _step(labels: list[str], values: dict[str, int], pairs: list[tuple[str, str]
     return new
 
 
-def _try(source: str, knobs: list[Knob], trial: dict[str, int] | None, current: Measure, base: Measure
-         ) -> tuple[dict[str, int], Measure] | None:
+def _try(source: str, knobs: list[Knob], trial: dict[str, int] | None, current: Measure, base: Measure,
+         joint: bool) -> tuple[dict[str, int], Measure] | None:
     """(values, measure) of a step when it is valid and shrinks the measure, else None."""
     if trial is None:
         return None
@@ -243,8 +274,7 @@ def _try(source: str, knobs: list[Knob], trial: dict[str, int] | None, current: 
         m = measure(splice(source, knobs, trial))
     except Exception:  # noqa: BLE001 - this size breaks the inputs or the model
         return None
-    shrank = m.elements < current.elements or (m.flops or 0) < (current.flops or 0)
-    if not shrank or (base.forward_ok and not m.forward_ok):
+    if not _progress(m, current, joint) or (base.forward_ok and not m.forward_ok):
         return None
     return trial, m
 
@@ -267,7 +297,7 @@ def _shrink(source: str, knobs: list[Knob], base: Measure) -> tuple[list[dict[st
             label = max(live, key=lambda k: values[k])
             every = [k for k in values if values[k] > floor]
             for labels in ([every] if joint else []) + [[label]]:
-                got = _try(source, knobs, _step(labels, values, pairs, floor), current, base)
+                got = _try(source, knobs, _step(labels, values, pairs, floor), current, base, labels is every)
                 if got is not None:
                     values, current = got
                     history.append(dict(values))
@@ -304,18 +334,20 @@ def cpu_sizing(source: str, hard_limit: int = 4_000_000) -> CpuSizing:
         return CpuSizing(source, elements=base.elements, flops=base.flops)
     knobs = find_knobs(source)
     history, last = _shrink(source, knobs, base)
-    if last.elements > hard_limit:
+    if not _within(last, hard_limit):
         return CpuSizing(source, elements=base.elements, error=(
-            f"get_inputs() is too large for a CPU check ({base.elements:,} elements) and scaling its size "
-            f"constants only reaches {last.elements:,} (limit {hard_limit:,}); add get_small_inputs()"))
+            f"get_inputs() is too large for a CPU check ({base.activations:,} elements of inputs and outputs, "
+            f"{base.weights:,} of weights) and scaling its size constants only reaches {last.activations:,} and "
+            f"{last.weights:,} (limits {hard_limit:,} and {WEIGHT_LIMIT:,}); add get_small_inputs()"))
     why = None
-    for values in reversed(history[1:]):  # rule 4: back off until the reference runs on the CPU
+    for values in reversed(history):  # rule 4: back off until the reference runs on the CPU (the task's
+        # own size last: a model no knob can shrink, e.g. a Swin whose image size is fixed by its windows)
         text = splice(source, knobs, values)
         try:
             m = measure(text)
         except Exception:  # noqa: BLE001
             continue
-        if m.elements > hard_limit:
+        if not _within(m, hard_limit):
             break
         why = _runs_on_cpu(text)
         if why is None:

@@ -20,7 +20,6 @@ declaring any ``LEAP_*`` metadata) and warnings for foreign ones (a KernelBench 
 from __future__ import annotations
 
 import contextlib
-import copy
 import time
 from dataclasses import dataclass, field
 
@@ -249,7 +248,12 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
         if why:
             problems.append(f"output {k} is degenerate: {why}" if len(out) > 1 else f"degenerate output: {why}")
     if not problems:
-        p = _conditioning_problem(model, task, inputs)
+        try:
+            p = _conditioning_problem(model, build_model(mod).double(), task, inputs)
+        except Exception as exc:  # noqa: BLE001 - the shadow run only; the reference itself ran
+            report.notes.append("conditioning not checked: the float64 copy of the reference fails "
+                                 f"({type(exc).__name__}: {str(exc).splitlines()[0][:160]})")
+            p = None
         if p:
             problems.append(p)
     if gpu_shapes:
@@ -272,12 +276,14 @@ def _float_keeps_double():
         torch.Tensor.float = orig
 
 
-def _conditioning_problem(model: torch.nn.Module, task: Task, inputs: list) -> str | None:
-    """Compare the reference with itself in float64 on scaled inputs (the sandbox's variants)."""
+def _conditioning_problem(model: torch.nn.Module, exact_model: torch.nn.Module, task: Task,
+                          inputs: list) -> str | None:
+    """Compare the reference with its float64 twin (built afresh under the same seed, not deep-copied: a
+    deep copy keeps closures over the original's layers, e.g. a lambda made in ``__init__``) on scaled
+    inputs (the sandbox's variants)."""
     tol = TOL.get(task.dtype, 1e-4)
     if tol == 0.0:
         return None
-    exact_model = copy.deepcopy(model).double()
     for label, scale in VARIANTS:
         args = [x * scale if isinstance(x, torch.Tensor) and x.is_floating_point()
                 and task.input_domains.get(i, "any") == "any" else x for i, x in enumerate(inputs)]
