@@ -33,6 +33,21 @@ GLOBAL_SWITCH = K.RELU.replace(
     "y = torch.empty_like(x)",
     "import sys, threading, time\n        sys.modules['leap.sandbox.worker.child']._D = None\n"
     "        threading.Thread(target=time.sleep, args=(20,), daemon=True).start()\n        y = torch.empty_like(x)")
+# the output writer rebound (it could write what it likes) and the integrity check silenced
+HARNESS_REBIND = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "import sys\n        c = sys.modules['leap.sandbox.worker.child']\n        real = c._save\n"
+    "        c._save = lambda obj, path: real(obj, path)\n"
+    "        sys.modules['leap.sandbox.worker.detectors'].integrity_problems = lambda: []\n"
+    "        y = torch.empty_like(x)")
+# a wrong kernel that answers for the harness: "the harness failed" (a judge-side fault, never the
+# candidate's) through the child's own pipe, found by walking frames, then exits
+FORGED_HARNESS_FAULT = K.RELU.replace("tl.maximum(x, 0.0)", "x * 0.0").replace(
+    "y = torch.empty_like(x)",
+    "import json, os, sys\n        f = sys._getframe()\n        while f is not None and 'conn' not in f.f_locals:\n"
+    "            f = f.f_back\n        f.f_locals['conn'].send_bytes(json.dumps({'type': 'result', 'ok': False, "
+    "'stage': 'harness', 'error': {'kind': 'OSError', 'message': 'disk', 'traceback': ''}}).encode())\n"
+    "        os._exit(0)\n        y = torch.empty_like(x)")
 FRAME_WALK = K.RELU_READS_UNINIT.replace(
     "    def forward(self, x):\n",
     "    def forward(self, x):\n        import sys\n        f = sys._getframe()\n        while f is not None:\n"
@@ -78,6 +93,16 @@ def test_compute_with_the_mode_switched_off_then_copied_by_a_kernel_is_rejected(
 def test_module_global_does_not_switch_the_detectors_off(sb, relu):
     v = sb.verify(relu, GLOBAL_SWITCH)
     assert v.status == "rejected" and "thread" in v.detail, (v.status, v.detail)
+
+
+def test_rebinding_the_output_writer_is_seen_even_with_the_check_rebound(sb, relu):
+    v = sb.verify(relu, HARNESS_REBIND)
+    assert v.status == "rejected" and "monkey-patched" in v.detail and "_save" in v.detail, (v.status, v.detail)
+
+
+def test_a_harness_fault_claimed_after_the_candidate_started_is_the_candidates(sb, relu):
+    v = sb.verify(relu, FORGED_HARNESS_FAULT)
+    assert v.status == "runtime_error", (v.status, v.feedback, v.detail)
 
 
 def test_job_settings_reached_through_frames_change_nothing(sb, relu):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -395,3 +396,42 @@ def test_preloaded_library_caches_exist_in_the_candidates_fresh_tmp(private_dir)
         pytest.skip(f"no private mounts here: {out['layers']['mounts']}")
     assert out["result"]["before"] is False  # the fresh /tmp hides the forkserver's dir
     assert out["result"]["failed"] == []
+
+
+def test_closed_ancestors_names_the_dir_to_open_and_the_entry_to_bind_back():
+    from leap.sandbox.pool.mount_views import closed_ancestors
+
+    top = Path(tempfile.mkdtemp(prefix="leap-closed-"))  # pytest's tmp_path sits under a 0700 dir itself
+    home = top / "home"
+    (home / "env" / "lib").mkdir(parents=True)
+    os.chmod(top, 0o755)
+    os.chmod(home, 0o700)
+    os.chmod(home / "env", 0o755)
+    os.chmod(home / "env" / "lib", 0o755)
+    uid = 65534 if os.getuid() == 0 else os.getuid() + 1  # someone who is neither owner nor group
+    assert closed_ancestors([str(home / "env" / "lib")], uid, uid) == ((str(home), str(home / "env")),)
+    assert closed_ancestors(["/usr/lib"], uid, uid) == ()
+    os.chmod(home / "env", 0o700)  # two closed dirs on the way: not opened this way
+    assert closed_ancestors([str(home / "env" / "lib")], uid, uid) is None
+    shutil.rmtree(top)
+
+
+@needs_root
+def test_uid_drop_opens_a_closed_home_holding_the_python_environment(private_dir):
+    """Where the environment sits under a dir closed to the uid (root's 0700 home), the mount view opens that
+    dir with only the environment's entry in it, so the candidate runs unprivileged instead of as root."""
+    from leap.sandbox.pool import isolation as iso
+    from leap.sandbox.pool.mount_views import closed_ancestors
+
+    opened = closed_ancestors(iso._import_roots(), 65534, 65534)
+    if not opened:
+        pytest.skip(f"the Python environment is {'reachable' if opened == () else 'closed twice'} for uid 65534 here")
+
+    def probe():
+        return {"uid": os.getuid(), "listing": {d: sorted(os.listdir(d)) for d, _ in opened},
+                "torch": __import__("torch").__version__}
+
+    out = run_isolated(probe, IsolationLimits(network=False), private_dir)
+    assert out["layers"]["uid"] == "ok", out["layers"]
+    assert out["result"]["uid"] == 65534
+    assert out["result"]["listing"] == {d: [os.path.basename(e)] for d, e in opened}

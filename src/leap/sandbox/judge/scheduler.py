@@ -195,7 +195,9 @@ class Scheduler:
                   init_seed=V.INIT_SEED, poison_rechecks=cfg.poison_rechecks,
                   poison_bytes=cfg.poison_bytes, child_checks=cfg.child_checks,
                   fingerprint_trials=cfg.fingerprint_trials, timing=timing, compile_pass=cfg.compile_pass,
-                  ext_cache=self.ext_cache, keep_paths=(self.ext_cache,),
+                  # the shared build cache is in the view of cuda_inline candidates only (none other builds)
+                  ext_cache=self.ext_cache if be == "cuda_inline" else "",
+                  keep_paths=(self.ext_cache,) if be == "cuda_inline" else (),
                   arch_list=_arch_list() if be == "cuda_inline" else "", isolation=cfg.isolation,
                   limits=_limits(cfg, dev), rules=getattr(cfg, "rules", "leap"),
                   compute_guard=dev == "cpu", allowed_ops=tuple(task.allowed_ops),

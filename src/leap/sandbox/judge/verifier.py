@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import stat
 import time
 import traceback
 from dataclasses import dataclass
@@ -141,7 +142,14 @@ def load_output(ref, private_dir: str, device: str = "cpu", received: dict | Non
     real = os.path.realpath(ref)
     if not real.startswith(os.path.realpath(private_dir) + os.sep):
         raise ValueError("output path outside the candidate's private directory")
-    return torch.load(real, weights_only=True, map_location=device, mmap=True)
+    fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)  # a FIFO must not block the judge
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("output is not a regular file")
+        # through the checked descriptor: the file cannot be swapped for another between check and load
+        return torch.load(f"/proc/self/fd/{fd}", weights_only=True, map_location=device, mmap=True)
+    finally:
+        os.close(fd)
 
 
 def verdict_from_failure(result: dict, base: dict) -> Verdict:
@@ -169,7 +177,8 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
         return verdicts.compile_error(base, feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])
     where = {"load": "while importing the solution", "init": "while constructing ModelNew",
              "run": "while running forward", "output": "while returning outputs",
-             "timing": "while timing"}.get(stage, "in the sandbox harness")
+             "timing": "while timing", "after_candidate": "after the solution's code ran"
+             }.get(stage, "in the sandbox harness")
     lines = _candidate_tb(tb)
     fb = f"Runtime error {where}: {kind}: {msg.strip()[:800]}"
     if lines:

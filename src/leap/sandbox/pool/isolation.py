@@ -44,6 +44,7 @@ from leap.sandbox.pool.mount_views import (
     MS_NODEV,
     MS_NOEXEC,
     MS_NOSUID,
+    closed_ancestors,
     libc,
     mount,
     private_views,
@@ -133,7 +134,8 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
     _layer(rep, "cgroup", lambda: enter_cgroup(limits.nproc, limits.memory_bytes) if limits.cgroup else "off")
     _layer(rep, "rlimits", lambda: _set_rlimits(limits))
     _layer(rep, "mounts", lambda: private_views(priv, limits.keep_paths, limits.keep_ro_paths, limits.tmpfs_bytes,
-                                                limits.readonly_root) if limits.private_tmp else "off")
+                                                limits.readonly_root, _to_open(limits))
+           if limits.private_tmp else "off")
     proc_view = rep.layers.get("mounts", "").startswith("ok")
     _layer(rep, "pid", lambda: _new_pidns(proc_view) if limits.pid_namespace else "off")
     if rep.layers["pid"] == "ok":  # /proc/self names our pid only when /proc is the namespace's own
@@ -340,6 +342,16 @@ def _drop_uid(priv: Path, limits: IsolationLimits) -> str:
     if libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return "ok (no_new_privs unavailable)"
     return "ok"
+
+
+def _to_open(limits: IsolationLimits) -> tuple[tuple[str, str], ...]:
+    """Dirs closed to the uid on the way to the Python environment (root's 0700 home), for the mount view
+    to open, so the uid drop need not fall back to root; none when the uid stays as it is."""
+    if limits.drop_uid is None or os.geteuid() != 0 or not limits.uid_needs_readable_env:
+        return ()
+    uid = int(limits.drop_uid)
+    gid = int(limits.drop_gid if limits.drop_gid is not None else uid)
+    return closed_ancestors(_import_roots(), uid, gid) or ()
 
 
 def _import_roots() -> list[str]:

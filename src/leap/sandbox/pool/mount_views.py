@@ -78,14 +78,19 @@ def mount_points() -> list[tuple[str, set[str]]]:
 
 
 def private_views(priv: Path, keep_rw: tuple[str, ...], keep_ro: tuple[str, ...], tmpfs_bytes: int,
-                  readonly: bool = True) -> str:
-    """Set up the candidate's mount namespace (see the module docstring). Returns the layer's report."""
+                  readonly: bool = True, opened: tuple[tuple[str, str], ...] = ()) -> str:
+    """Set up the candidate's mount namespace (see the module docstring). Returns the layer's report.
+    ``opened``: (closed dir, entry) pairs from `closed_ancestors`; each closed dir becomes a 0755 tmpfs
+    holding only its entry, bound back read-only (root's 0700 home holding the Python environment)."""
     unshare(CLONE_NEWNS)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     spriv = str(priv)
     masked = [d for d in MASKED_DIRS if os.path.isdir(d)]
     if not any(_under(spriv, d) for d in masked) and priv.parent != Path("/"):
         masked.append(str(priv.parent))  # the pool's scratch root: other candidates' private dirs
+    closed = sorted({d for d, _ in opened if not any(_under(d, m) for m in masked)})
+    keep_ro = (*keep_ro, *(e for d, e in opened if d in closed))
+    masked += closed
     binds = sorted({(p, False) for p in keep_rw} | {(p, True) for p in keep_ro}, key=lambda x: x[0].count("/"))
     # bind sources opened before the tmpfs hides them (fds of this namespace's mounts)
     fds = [(spriv, False, os.open(spriv, os.O_RDONLY | os.O_DIRECTORY))]
@@ -94,7 +99,8 @@ def private_views(priv: Path, keep_rw: tuple[str, ...], keep_ro: tuple[str, ...]
     writable = [spriv, *(p for p, ro in binds if not ro)]
     try:
         for d in masked:
-            mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmpfs_bytes},mode=1777")
+            mode, size = ("0755", 1 << 20) if d in closed else ("1777", tmpfs_bytes)
+            mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
         for path, ro, fd in fds:
             if any(_under(path, d) for d in masked):
                 os.makedirs(path, exist_ok=True)
@@ -127,3 +133,32 @@ def private_views(priv: Path, keep_rw: tuple[str, ...], keep_ro: tuple[str, ...]
     if any(f.startswith("/ (") for f in failed):
         return "fallback: the root filesystem could not be made read-only: " + "; ".join(failed[:3])
     return "ok" if not failed else "ok (still writable: " + "; ".join(failed[:3]) + ")"
+
+
+def closed_ancestors(paths: list[str], uid: int, gid: int) -> tuple[tuple[str, str], ...] | None:
+    """For each path a dir on the way to it closes to ``uid``/``gid`` (no x for them), (that dir, the entry
+    below it on the way): the mount view opens it (`private_views`' ``opened``). None when some path has
+    two closed dirs on its way or a closed last component (not opened this way)."""
+    out = set()
+    for path in paths:
+        parts = Path(path).resolve().parts
+        shut = [i for i in range(1, len(parts)) if not _traversable(os.path.join(*parts[:i + 1]), uid, gid,
+                                                                     last=i == len(parts) - 1)]
+        if not shut:
+            continue
+        if len(shut) > 1 or shut[0] == len(parts) - 1:
+            return None
+        i = shut[0]
+        out.add((os.path.join(*parts[:i + 1]), os.path.join(*parts[:i + 2])))
+    return tuple(sorted(out))
+
+
+def _traversable(path: str, uid: int, gid: int, last: bool) -> bool:
+    """Mode bits only: x for ``uid``/``gid`` (r-x when ``last``)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    shift = 6 if st.st_uid == uid else 3 if st.st_gid == gid else 0
+    need = 0o5 if last else 0o1
+    return (st.st_mode >> shift) & need == need

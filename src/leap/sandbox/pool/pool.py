@@ -138,6 +138,7 @@ class ChildOutcome:
     events: list[dict] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # the pool's own share: inputs handed over, child's exit
     server_died: bool = False  # the forkserver died while this child ran (its exit status is then unknown)
+    candidate_started: bool = False  # the child said it was importing the candidate (before any of its code)
 
     @property
     def crashed(self) -> bool:
@@ -288,8 +289,13 @@ class WorkerPool:
                 if not isinstance(msg, dict):
                     break
                 if msg.get("type") == "result":
+                    if out.candidate_started and msg.get("stage") == "harness":
+                        msg["stage"] = "after_candidate"  # candidate code ran: not the harness's word to say
                     out.result = msg
                     break
+                if msg.get("type") == "importing":
+                    out.candidate_started = True
+                    continue
                 out.events.append(msg)
                 if on_message is not None:
                     t0 = time.monotonic()

@@ -126,6 +126,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     stages: dict[str, float] = {}
     t0 = _perf()
     D = _D  # bound here: rebinding the module global later (from candidate code) changes nothing
+    integrity = D.integrity_problems if D is not None else None  # likewise its check (which watches the
+    # harness modules' own functions, e.g. the output writer `_save`, for rebinding)
     job = job if isinstance(job, Job) else Job.from_wire(job)  # a malformed job: the harness's error
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     setup_env(job, private_dir)
@@ -146,6 +148,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                 "stage": "done", "isolation": iso}
     if imported is not None:
         imported.append(True)
+    conn.send_bytes(_dumps({"type": "importing"}).encode())  # the judge's record: later failures may be its doing
     if job.type == "compile":
         try:
             module = _import_candidate(job.source, private_dir)
@@ -249,7 +252,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         _gpu_unlock(conn)
     stages["run"] = _perf() - t0
     if D is not None:
-        problems += D.integrity_problems()
+        problems += integrity()
     computed = guard.problems(settings["rules"]) if guard is not None else []
     if computed:
         return {"ok": False, "stage": "rejected", "compute": True, "problems": (computed + problems)[:10],
@@ -264,7 +267,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     timing = settings["timing"]
     if timing and device == "cuda":
         result["timing"] = _time(model, job, conn, timing, stages)
-        late = D.integrity_problems() if D is not None else []
+        late = integrity() if integrity is not None else []
         if _getppid() != parent:
             late.append("the worker's forkserver was killed during timing")
         if late:
@@ -419,4 +422,6 @@ def _to_cpu(obj):
 
 
 if _D is not None:
-    _D.register_harness(sys.modules[__name__], child_timing)
+    from leap.sandbox.worker import child_env
+
+    _D.register_harness(sys.modules[__name__], child_timing, child_env, _guard, _D)
