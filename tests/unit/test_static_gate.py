@@ -243,7 +243,7 @@ TORCH_COMPUTE = {
     "compare": LAUNCH + "return out + (x > 0)",
     "augassign": LAUNCH + "out += 0\nreturn out",
     "setitem": LAUNCH + "out[:1] = x[:1]\nreturn out",
-    "clone": LAUNCH + "return x.clone()",
+    "clone_then_compute": LAUNCH + "return x.clone().clamp_(min=0)",
     "cast": LAUNCH + "return out.to(torch.bfloat16)",
     "cast_method": "x = x.half()\n" + LAUNCH + "return out",
     "alias": "r = torch.relu\n" + LAUNCH + "return r(x)",

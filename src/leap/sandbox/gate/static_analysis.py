@@ -1,6 +1,6 @@
-"""What the call and expression handlers (`static_dataflow_calls`, `static_dataflow_exprs`) see of the
-data-path analysis: `leap.sandbox.gate.static_dataflow.DataPath` implements this interface, the handlers
-depend on it alone (so neither imports the analysis that imports them)."""
+"""What the call, expression and launch handlers (`static_dataflow_calls`, `static_dataflow_lib`,
+`static_launch`) see of the data-path analysis: `leap.sandbox.gate.static_dataflow.DataPath` implements
+this interface, the handlers depend on it alone (so none imports the analysis that imports them)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,18 @@ class Analysis(Protocol):
     """The state and callbacks of one data-path analysis run."""
 
     ix: ModuleIndex
+    plan: Any                                  # static_plan.Plan
+    sigs: dict[str, Any]                       # kernel name -> static_jit.KernelSig
     cur_cls: str | None
-    module_kinds: dict[str, Kind]
-    funcs: dict[tuple[str | None, str], Any]  # (class or None, name) -> the function's record
+    mode: str                                  # "path" | "import" | "init"
+    funcs: dict[tuple[str | None, str], Any]   # (class or None, name) -> the function's record
     callables: dict[str, set[str]]             # lambda / nested def id -> kernels it launches
     sink: set[str]                             # where the launches seen now are recorded
+    seen: Any                                  # static_plan.Book: (function key, parameter) -> kind
+    rets: Any                                  # function key -> return kind
+    mutates: Any                               # (function key, parameter) -> kind stored into it
+    kargs: Any                                 # (kernel, parameter) -> kind launched with
+    module: Any                                # module-level name -> kind
 
     def _kind(self, e: ast.AST | None, env: dict[str, Kind], stmt: ast.AST | None) -> Kind: ...
 
@@ -27,6 +34,12 @@ class Analysis(Protocol):
 
     def store_self(self, cls: str | None, attr: str, k: Kind) -> None: ...
 
+    def module_kind(self, name: str) -> Kind: ...
+
+    def mutate(self, target: ast.expr, item: Kind, env: dict[str, Kind], at: ast.AST) -> None: ...
+
     def compute(self, node: ast.AST, name: str, what: str) -> None: ...
 
     def unknown(self, node: ast.AST, what: str) -> None: ...
+
+    def flag(self, node: ast.AST, msg: str, rule: str | None = None) -> None: ...

@@ -1,9 +1,12 @@
-"""Call handling for the data-path analysis: what a call returns, whether it is PyTorch compute, and
-whether it launches a custom kernel (Triton ``k[grid](...)`` however the kernel reaches the call site, a
-``load_inline`` extension function, a cupy ``RawKernel`` or a cuda.core ``launch``).
+"""Call handling for the data-path analysis: what a call of the candidate's own code returns and what it
+passes on (arguments to parameters, stores into the caller's containers), calls of values, methods,
+``super()`` and kernel launches (Triton ``k[grid](...)`` however the kernel reaches the call site, a
+``load_inline`` extension function, a cupy ``RawKernel`` or a cuda.core ``launch``). Library calls are in
+`leap.sandbox.gate.static_dataflow_lib`.
 
-Default deny here too: calling a value the analysis cannot identify, or a library function it does not
-know, with an argument that may be a tensor is PyTorch compute as far as the gate can tell.
+Default deny here too: calling a value the analysis cannot identify with an argument that may be a
+tensor is PyTorch compute as far as the gate can tell; a function of the candidate's handed to code the
+analysis cannot see (a library call) gets possibly-tensor parameters.
 """
 
 from __future__ import annotations
@@ -13,221 +16,189 @@ import ast
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate.static_analysis import Analysis
+from leap.sandbox.gate.static_callargs import CallArgs, bind, expand
+from leap.sandbox.gate.static_dataflow_lib import builtin, escape, library_call
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate.static_launch import check_launch
 
-# Methods of Python containers and strings: allowed on a value of unknown kind (tensors have none of them).
-OBJECT_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "values", "items", "update",
-                            "setdefault", "copy", "index", "count", "format", "join", "startswith", "endswith",
-                            "lower", "upper", "strip", "replace", "add", "discard", "popitem"})
 _STORING = ("append", "extend", "insert", "add", "update", "setdefault")
-# Library functions that never compute on their arguments.
-_PASSTHROUGH = frozenset({"typing.cast", "warnings.warn"})
-_OPAQUE_TORCH = ("torch.cuda", "torch.backends", "torch.version", "torch.no_grad", "torch.inference_mode",
-                 "torch.enable_grad")
+# Methods of Python containers and strings allowed on a value of unknown kind: none is a torch.Tensor or
+# numpy.ndarray method (add, index, sort, values and copy are, so they are not here).
+OBJECT_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", "items", "update", "setdefault",
+                            "count", "format", "join", "startswith", "endswith", "lower", "upper", "strip",
+                            "replace", "discard", "popitem"})
 
 
 def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     f = e.func
-    argk = [dp._kind(a, env, stmt) for a in e.args]
-    kwk = {k.arg: dp._kind(k.value, env, stmt) for k in e.keywords}
-    tensor_arg = any(k.maybe_tensor for k in [*argk, *kwk.values()])
+    args = expand(e.args, e.keywords, lambda a: dp._kind(a, env, stmt))
+    if isinstance(f, ast.Attribute) and _is_super(f.value):
+        return super_call(dp, e, f.attr, args, env)
     if isinstance(f, ast.Name):
         if f.id in env:
-            return call_value(dp, e, env[f.id], argk, kwk, tensor_arg)
+            return call_value(dp, e, env[f.id], args, env)
         q = dp.ix.qualname(f)
         if q is not None:
-            return qualified(dp, e, q, argk, kwk, tensor_arg)
+            return qualified(dp, e, q, args, env)
         if f.id in dp.ix.jit:
             return NONE
         if f.id in dp.ix.classes:
-            return _class_call(dp, f.id, argk, kwk)
-        if f.id in dp.ix.functions:
-            return _user_call(dp, (None, f.id), argk, kwk)
-        if f.id in dp.module_kinds:
-            return call_value(dp, e, dp.module_kinds[f.id], argk, kwk, tensor_arg)
-        return _builtin(dp, e, f.id, [*argk, *kwk.values()] if f.id == "dict" else argk, tensor_arg)
+            return class_call(dp, e, f.id, args, env)
+        if (None, f.id) in dp.funcs:
+            return user_call(dp, Kind(Tag.USERFN, f.id), args, env)
+        if f.id in dp.module.cur or f.id in dp.module.nxt:
+            return call_value(dp, e, dp.module_kind(f.id), args, env)
+        return builtin(dp, e, f.id, args)
     if isinstance(f, ast.Attribute):
-        base = f.value
-        if isinstance(base, ast.Name) and base.id == "self" and "self" not in env:
-            key = (dp.cur_cls, f.attr)
-            if key in dp.funcs:
-                return _user_call(dp, key, argk, kwk)
-            return call_value(dp, e, dp.self_kind(dp.cur_cls, f.attr), argk, kwk, tensor_arg)
         q = dp.ix.qualname(f)
         if q is not None:
-            return qualified(dp, e, q, argk, kwk, tensor_arg)
-        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
-            return NONE  # super().__init__(...)
-        kb = dp._kind(base, env, stmt)
-        return _method(dp, e, kb, f.attr, argk, kwk, tensor_arg, env)
-    return call_value(dp, e, dp._kind(f, env, stmt), argk, kwk, tensor_arg)
+            return qualified(dp, e, q, args, env)
+        return method(dp, e, dp._kind(f.value, env, stmt), f.attr, args, env)
+    return call_value(dp, e, dp._kind(f, env, stmt), args, env)
 
 
-def call_value(dp: Analysis, e: ast.Call, fk: Kind, argk: list[Kind], kwk: dict[str, Kind],
-               tensor_arg: bool) -> Kind:
+def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind:
     """Calling a value whose kind is ``fk``."""
     t = fk.tag
     if t is Tag.REF:
-        return qualified(dp, e, fk.arg, argk, kwk, tensor_arg)
+        return qualified(dp, e, fk.arg, args, env)
     if t is Tag.LAUNCHER:
+        check_launch(dp, e, fk.names, args, fk.bound)
         dp.sink.add("triton")
         return NONE
     if t is Tag.JIT:
         return NONE
     if t is Tag.CLASS:
-        return _class_call(dp, fk.arg, argk, kwk)
+        return class_call(dp, e, fk.arg, args, env)
     if t is Tag.USERFN:
-        return _user_call(dp, (None, fk.arg), argk, kwk)
+        return user_call(dp, fk, args, env)
     if t is Tag.USERMOD:
-        fwd = (fk.arg, "forward") if (fk.arg, "forward") in dp.funcs else (fk.arg, "__call__")
-        return _user_call(dp, fwd, argk, kwk) if fwd in dp.funcs else UNKNOWN
+        keys = dp.plan.resolve(fk.arg, "forward") or dp.plan.resolve(fk.arg, "__call__")
+        if keys:
+            return K.join(user_call(dp, _fn(k), args, env) for k in keys)
+        if args.tensor:
+            dp.unknown(e, f"calling an instance of {fk.arg} (its forward is not the candidate's)")
+        return UNKNOWN
     if t in (Tag.TORCHMOD, Tag.TORCHMODS):
         name = fk.arg or "sequential"
         dp.compute(e, name, f"calling a torch.nn layer ({name})")
         return TENSOR
     if t is Tag.CALLABLE:
-        dp.sink.update(dp.callables.get(fk.arg, ()))
+        for cid in fk.names:
+            dp.sink.update(dp.callables.get(cid, ()))
         return UNKNOWN
     if t in (Tag.RAWKERNEL, Tag.CCKERNEL):
         dp.sink.add("cuda_nvrtc")
         return NONE
-    if tensor_arg:
+    if t is Tag.RECORDTYPE:
+        names = fk.arg.split(",") if fk.arg else []
+        fields = dict(zip(names, args.pos, strict=False))
+        fields.update({n: k for n, k in args.kw.items() if n in names})
+        extra = K.join(k for k in (args.star, args.kwstar) if k is not None)
+        return K.record((n, merge(fields.get(n, UNSET), extra)) for n in names)
+    if args.tensor:
         dp.unknown(e, "calling it with tensor arguments")
+    escape(dp, args)
     return UNKNOWN
 
 
-def _class_call(dp: Analysis, cname: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
-    if (cname, "__init__") in dp.funcs:
-        _propagate(dp.funcs[(cname, "__init__")], argk, kwk)
+def qualified(dp: Analysis, e: ast.Call, q: str, args: CallArgs, env) -> Kind:
+    """A call of an imported name (``functools.partial`` is followed here, the rest is library code)."""
+    if q == "functools.partial":
+        return _partial(dp, e, args, env)
+    return library_call(dp, e, q, args)
+
+
+def _partial(dp: Analysis, e: ast.Call, args: CallArgs, env) -> Kind:
+    """``functools.partial(f, *bound)``: the bound arguments reach ``f`` now (a launch is checked, a
+    library function computes on them), later calls continue after them."""
+    if not args.pos or args.star is not None:
+        if args.tensor:
+            dp.unknown(e, "functools.partial")
+        escape(dp, args)
+        return UNKNOWN
+    fk = args.pos[0]
+    rest = CallArgs(args.pos[1:], args.nodes[1:], args.kw, args.kwnodes, None, args.kwstar)
+    n = len(rest.pos)
+    if fk.tag is Tag.USERFN:
+        user_call(dp, fk, rest, env)
+        return Kind(Tag.USERFN, fk.arg, bound=fk.bound + n)
+    if fk.tag is Tag.LAUNCHER:
+        check_launch(dp, e, fk.names, rest, fk.bound)
+        return Kind(Tag.LAUNCHER, fk.arg, fk.inner, bound=fk.bound + n)
+    if fk.tag is Tag.REF:
+        if rest.tensor:
+            library_call(dp, e, fk.arg, rest)
+        return fk
+    if fk.tag in (Tag.CALLABLE, Tag.JIT, Tag.RAWKERNEL, Tag.CCKERNEL):  # a lambda's parameters may be anything
+        return fk
+    if fk.tag is Tag.CLASS:
+        class_call(dp, e, fk.arg, rest, env)
+        return UNKNOWN
+    if rest.tensor:
+        dp.unknown(e, "functools.partial")
+    escape(dp, args)
+    return UNKNOWN
+
+
+def class_call(dp: Analysis, e: ast.AST, cname: str, args: CallArgs, env) -> Kind:
+    """Building an instance of the candidate's class: its ``__init__`` (own or inherited) gets the
+    arguments; a dataclass or NamedTuple stores them as its fields."""
+    keys = dp.plan.resolve(cname, "__init__")
+    if keys:
+        user_call(dp, _fn(keys[0]), args, env)
+    elif cname in dp.plan.fields:
+        names = dp.plan.fields[cname]
+        for n, k in [*zip(names, args.pos, strict=False), *((n, k) for n, k in args.kw.items() if n in names)]:
+            dp.store_self(cname, n, k)
+        for pack in (args.star, args.kwstar):
+            if pack is not None:
+                for n in names:
+                    dp.store_self(cname, n, pack)
+    elif args.tensor:
+        dp.unknown(e, f"building {cname} (its __init__ is not the candidate's) with tensor arguments")
     return Kind(Tag.USERMOD, cname)
 
 
-def _user_call(dp: Analysis, key, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
-    fn = dp.funcs[key]
-    _propagate(fn, argk, kwk)
-    dp.sink.update(fn.launches)  # a method off the path (only possible when silent) keeps its own
-    return fn.ret if fn.ret != UNSET else UNKNOWN
-
-
-def _propagate(fn, argk: list[Kind], kwk: dict[str, Kind]) -> None:
-    names = fn.names[fn.offset:]
-    pairs = list(zip(names, argk, strict=False)) + [(n, k) for n, k in kwk.items() if n is not None]
-    if len(argk) > len(names):  # *args
-        va = fn.node.args.vararg
-        if va is not None:
-            pairs.append((va.arg, K.items(_join(argk[len(names):]))))
-    for name, k in pairs:
-        fn.seen_next[name] = merge(fn.seen_next.get(name, UNSET), k)
-
-
-def _join(ks: list[Kind]) -> Kind:
+def user_call(dp: Analysis, fk: Kind, args: CallArgs, env) -> Kind:
+    """A call of the candidate's function(s) ``fk``: parameters get the arguments (after any already bound
+    by functools.partial), the caller's containers get what the function stores into its parameters."""
     out = UNSET
-    for k in ks:
-        out = merge(out, k)
-    return out
+    for name in fk.names:
+        key = tuple(name.split(".", 1)) if "." in name else (None, name)
+        f = dp.funcs.get(key)
+        if f is None:
+            out = merge(out, UNKNOWN)
+            continue
+        binding = bind(f.params, args, f.defaults, fk.bound)
+        for p, (k, _) in binding.items():
+            dp.seen.add((key, p), k)
+        for p, item in dp.mutates.where(key).items():
+            node = binding.get(p, (UNSET, None))[1]
+            if node is not None:
+                dp.mutate(node, item, env, node)
+            elif item.maybe_tensor:
+                dp.unknown(node or f.node, f"a call of {name} stores into a container the gate cannot follow")
+        dp.sink.update(f.launches)
+        r = dp.rets.get(key)
+        out = merge(out, UNKNOWN if r == UNSET else r)
+    return UNKNOWN if out == UNSET else out
 
 
-def method_store(dp: Analysis, target: ast.expr, k: Kind, env: dict[str, Kind]) -> None:
-    """Record that the container named by ``target`` now holds kind ``k`` (a name or ``self.attr``)."""
-    if isinstance(target, ast.Name) and target.id in env:
-        env[target.id] = k
-    elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-          and target.value.id == "self" and "self" not in env):
-        dp.store_self(dp.cur_cls, target.attr, k)
-    elif isinstance(target, ast.Name) and target.id in dp.module_kinds:
-        dp.module_kinds[target.id] = merge(dp.module_kinds[target.id], k)
+def super_call(dp: Analysis, e: ast.Call, attr: str, args: CallArgs, env) -> Kind:
+    """``super().attr(...)``: the candidate's base class method, or a library base's (nn.Module's): with a
+    possible tensor that is compute (only ``__init__`` and stores in init code pass)."""
+    for c in dp.plan.mro(dp.cur_cls or "")[1:]:
+        if (c, attr) in dp.funcs:
+            return user_call(dp, _fn((c, attr)), args, env)
+    if args.tensor:
+        dp.compute(e, attr, f"super().{attr}() of a library base class with tensor arguments")
+    escape(dp, args)
+    return NONE if attr == "__init__" else UNKNOWN
 
 
-def qualified(dp: Analysis, e: ast.Call, q: str, argk: list[Kind], kwk: dict[str, Kind], tensor_arg: bool) -> Kind:
-    root = q.split(".")[0]
-    last = q.rsplit(".", 1)[-1]
-    if root == "torch":
-        return _torch_call(dp, e, q, last, argk, tensor_arg)
-    if q == "functools.partial" and argk:
-        fk = argk[0]
-        if fk.tag is Tag.USERFN:
-            _user_call(dp, (None, fk.arg), argk[1:], kwk)
-        elif fk.tag is Tag.REF:
-            return fk
-        elif fk.tag not in (Tag.LAUNCHER, Tag.CALLABLE, Tag.CLASS, Tag.RAWKERNEL, Tag.CCKERNEL, Tag.JIT):
-            if tensor_arg:
-                dp.unknown(e, "functools.partial")
-            return UNKNOWN
-        return fk
-    if root == "triton":
-        if last in ("cdiv", "next_power_of_2"):
-            return SCALAR
-        return UNKNOWN
-    if root in ("cupy", "numpy"):
-        if last in ("RawKernel", "ElementwiseKernel", "ReductionKernel"):
-            return K.RAWKERNEL
-        if last == "RawModule":
-            return K.RAWMODULE
-        if last in ("asarray", "from_dlpack", "fromDlpack"):
-            return TENSOR
-        if tensor_arg and last not in T.ARRAY_LIB_SAFE:
-            dp.compute(e, last, f"{q} on a tensor")
-            return TENSOR
-        if last in ("empty", "empty_like", "zeros", "zeros_like"):
-            return TENSOR
-        return SCALAR if all(k == SCALAR for k in [*argk, *kwk.values()]) else UNKNOWN
-    if root == "cuda":
-        if last == "Program":
-            return K.PROGRAM
-        if last == "launch":
-            dp.sink.add("cuda_nvrtc")
-            return NONE
-        return UNKNOWN if tensor_arg else OPAQUE
-    if root in ("math", "cmath", "operator"):
-        if tensor_arg:
-            dp.compute(e, last, f"{q} on a value that may be a tensor")
-            return TENSOR
-        return SCALAR if all(k == SCALAR for k in [*argk, *kwk.values()]) else UNKNOWN
-    if q in _PASSTHROUGH:
-        return argk[1] if q == "typing.cast" and len(argk) > 1 else NONE
-    if tensor_arg:  # functools.reduce(operator.mul, ...), itertools, copy.deepcopy, ...: default deny
-        dp.unknown(e, f"{q}()")
-    return UNKNOWN
-
-
-def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, argk: list[Kind], tensor_arg: bool) -> Kind:
-    if q == "torch.utils.cpp_extension.load_inline":
-        cuda = next((k.value for k in e.keywords if k.arg == "cuda_sources"), None)
-        if cuda is None and len(e.args) >= 3:
-            cuda = e.args[2]
-        empty = cuda is None or (isinstance(cuda, ast.Constant) and not cuda.value) or (
-            isinstance(cuda, ast.List | ast.Tuple) and not cuda.elts)
-        return K.CPPEXT if empty else K.EXT
-    cat = torch_category(q)
-    if cat in ("alloc", "view"):
-        return TENSOR
-    if cat == "dtype":
-        return SCALAR
-    if cat in ("query", "safe"):
-        if last in ("Parameter", "Buffer") or last.endswith("Tensor") or last in ("from_dlpack", "from_numpy"):
-            return TENSOR
-        if last in ("ModuleList", "Sequential", "ModuleDict"):
-            if any(k.tag in (Tag.TORCHMOD, Tag.TORCHMODS) or K.element(k).tag is Tag.TORCHMOD for k in argk):
-                return K.TORCHMODS
-            return argk[0] if last != "Sequential" and argk else K.items(_join(argk))
-        if last == "numel" or last.startswith("is_") or cat == "query" and not tensor_arg:
-            return OPAQUE if last in ("no_grad", "inference_mode", "enable_grad") else SCALAR
-        if any(q == p or q.startswith(p + ".") for p in _OPAQUE_TORCH):
-            return UNKNOWN if tensor_arg else OPAQUE
-        return UNKNOWN
-    if cat == "module":
-        if last == "Sequential":
-            dp.compute(e, "sequential", "building torch.nn layers in the data path")
-            return K.TORCHMODS
-        dp.compute(e, last.lower(), f"building a torch.nn layer ({last}) in the data path")
-        return Kind(Tag.TORCHMOD, last.lower())
-    dp.compute(e, last, q)
-    return TENSOR
-
-
-def _method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], kwk: dict[str, Kind],
-            tensor_arg: bool, env) -> Kind:
+def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
     t = kb.tag
     if t is Tag.EXT:
         dp.sink.add("cuda_inline")
@@ -240,71 +211,106 @@ def _method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], kw
         return K.CCMODULE
     if t is Tag.CCMODULE and attr == "get_kernel":
         return K.CCKERNEL
+    if t is Tag.SUPER:
+        return super_call(dp, e, attr, args, env)
     if t in (Tag.USERMOD, Tag.CLASS):
-        key = (kb.arg, attr)
-        if key in dp.funcs:
-            return _user_call(dp, key, argk, kwk)
-        if (kb.arg, attr) in dp.ix.jit_methods:
-            return NONE
-        if attr == "apply":
-            fwd = dp.funcs.get((kb.arg, "forward"))
-            if fwd is not None:
-                _propagate(fwd, argk, kwk)
-            return fwd.ret if fwd is not None and fwd.ret not in (UNKNOWN, UNSET) else TENSOR
-        return call_value(dp, e, dp.self_kind(kb.arg, attr), argk, kwk, tensor_arg)
+        return _own_method(dp, e, kb, attr, args, env)
     if t is Tag.REF:
-        return qualified(dp, e, f"{kb.arg}.{attr}", argk, kwk, tensor_arg)
+        return qualified(dp, e, f"{kb.arg}.{attr}", args, env)
     if t in (Tag.TORCHMOD, Tag.TORCHMODS):
         dp.compute(e, kb.arg or "sequential", f"calling a torch.nn layer method ({attr})")
         return TENSOR
-    if t is Tag.SCALAR:
-        return SCALAR
+    if t is Tag.SCALAR and attr not in _STORING:
+        escape(dp, args)
+        return UNKNOWN if args.tensor else SCALAR
     if t is Tag.OPAQUE:
-        return UNKNOWN if tensor_arg else OPAQUE
-    if t is Tag.ITEMS or t is Tag.TENSORS:
-        return _container_method(dp, e, kb, attr, argk, env)
+        if args.tensor:
+            dp.unknown(e, f"method .{attr}() of a library object with tensor arguments")
+        return UNKNOWN if args.tensor else OPAQUE
     if t is Tag.TENSOR:
-        return _tensor_method(dp, e, attr, argk, kwk)
-    if t in (Tag.UNKNOWN, Tag.UNSET):
-        if attr in OBJECT_METHODS:
-            return NONE if attr in _STORING else UNKNOWN
+        return _tensor_method(dp, e, attr, args)
+    if t in (Tag.ITEMS, Tag.TENSORS, Tag.RECORD, Tag.INDEXED, Tag.SCALAR) or (
+            t in (Tag.UNKNOWN, Tag.UNSET) and attr in OBJECT_METHODS):
+        return _container_method(dp, e, kb, attr, args, env)
+    if t in (Tag.UNKNOWN, Tag.UNSET, Tag.META):
+        if attr in T.TENSOR_DATA_METHODS:
+            return TENSOR
         if attr in T.TENSOR_SCALAR_METHODS:
             return SCALAR
         if attr in T.TENSOR_VIEW_METHODS:
             return UNKNOWN
         dp.unknown(e, f"method .{attr}()")
         return UNKNOWN
-    if tensor_arg:
+    if args.tensor:
         dp.unknown(e, f"method .{attr}() with tensor arguments")
+    escape(dp, args)
     return UNKNOWN
 
 
-def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, argk: list[Kind], env) -> Kind:
-    if attr in _STORING:
-        k = kb
-        for a in argk[-1:]:
-            k = K.container_of(k, K.element(a) if attr in ("extend", "update") else a)
-        method_store(dp, e.func.value, k, env)
+def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
+    cls = kb.arg
+    keys = dp.plan.resolve(cls, attr)
+    if keys:
+        out = UNSET
+        for k in keys:
+            a = args
+            if kb.tag is Tag.CLASS and dp.plan.offset(k) == 1 and not dp.plan.is_classmethod(k):
+                a = CallArgs(args.pos[1:], args.nodes[1:], args.kw, args.kwnodes, args.star, args.kwstar)
+            out = merge(out, user_call(dp, _fn(k), a, env))
+        return out
+    if dp.plan.jit_method(cls, attr) is not None:
         return NONE
-    if attr in ("get", "pop", "setdefault", "popitem"):
+    if attr == "apply" and cls in dp.plan.autograd:
+        fwd = dp.plan.resolve(cls, "forward")
+        if fwd:
+            r = user_call(dp, _fn(fwd[0]), args, env)
+            return TENSOR if r in (UNKNOWN, UNSET) else r
+        return TENSOR
+    return call_value(dp, e, dp.self_kind(cls, attr), args, env)
+
+
+def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
+    pos = args.positional()
+    if attr in _STORING:
+        if attr in ("extend", "update"):
+            item = K.join([*(K.element(k) for k in pos), *args.kw.values()])
+        elif attr == "setdefault":
+            item = pos[1] if len(pos) > 1 else NONE
+        else:
+            item = pos[-1] if pos else UNSET
+        if isinstance(e.func, ast.Attribute):
+            dp.mutate(e.func.value, item, env, e)
+        return merge(K.element(kb), item) if attr == "setdefault" else NONE
+    if attr in ("get", "pop"):
+        return merge(K.element(kb), pos[1] if len(pos) > 1 else NONE)
+    if attr == "popitem":
         return K.element(kb)
-    if attr in ("values", "copy"):
-        return kb
-    if attr in ("keys", "index", "count"):
-        return SCALAR
+    if attr in ("values", "copy", "keys"):
+        return kb if kb.tag is not Tag.SCALAR else SCALAR
     if attr == "items":
-        return K.items(UNKNOWN)
+        el = K.element(kb)
+        return K.items(K.record([("0", el), ("1", el)]))
+    if attr in ("index", "count"):
+        return SCALAR
+    if attr in ("sort", "reverse", "clear", "remove", "discard"):
+        escape(dp, args)
+        return NONE
+    if kb.tag is Tag.SCALAR or attr in ("format", "join", "startswith", "endswith", "lower", "upper", "strip",
+                                       "replace"):
+        return UNKNOWN if args.tensor else SCALAR
     dp.unknown(e, f"method .{attr}() of a container")
     return UNKNOWN
 
 
-def _tensor_method(dp: Analysis, e: ast.Call, attr: str, argk: list[Kind], kwk: dict[str, Kind]) -> Kind:
+def _tensor_method(dp: Analysis, e: ast.Call, attr: str, args: CallArgs) -> Kind:
+    if attr in T.TENSOR_DATA_METHODS:
+        return TENSOR
     if attr in T.TENSOR_SCALAR_METHODS:
         return SCALAR
     if attr in T.TENSOR_VIEW_METHODS:
         return TENSOR
     if attr == "to":
-        casts = "dtype" in kwk or TENSOR in argk or any(_is_dtype(dp, a) for a in e.args)
+        casts = "dtype" in args.kw or TENSOR in args.pos or any(_is_dtype(dp, a) for a in e.args)
         if casts:
             dp.compute(e, "to", "dtype conversion with .to()")
         return TENSOR
@@ -324,30 +330,10 @@ def _is_dtype(dp: Analysis, node: ast.AST) -> bool:
     return bool(q) and q.startswith("torch.") and torch_category(q) == "dtype"
 
 
-def _builtin(dp: Analysis, e: ast.Call, name: str, argk: list[Kind], tensor_arg: bool) -> Kind:
-    if name in T.BUILTIN_TENSOR_COMPUTE and tensor_arg:
-        dp.compute(e, name, f"Python {name}() over a value that may be a tensor")
-        return TENSOR
-    if name in T.BUILTIN_SCALAR or name in T.BUILTIN_TENSOR_COMPUTE:
-        return SCALAR
-    if name in ("tuple", "list", "set", "frozenset", "reversed", "iter") and argk:
-        k = argk[0]
-        return TENSOR if k == TENSOR and name in ("reversed", "iter") else (
-            K.TENSORS if k == TENSOR else (k if k.tag in (Tag.SCALAR, Tag.TENSORS, Tag.ITEMS) else UNKNOWN))
-    if name == "dict":
-        return K.TENSORS if tensor_arg else K.items(_join(argk) if argk else UNSET)
-    if name in ("tuple", "list", "set", "frozenset"):
-        return K.items(UNSET)
-    if name == "enumerate" and argk:
-        return K.items(Kind(Tag.INDEXED, inner=K.element(argk[0])))
-    if name == "zip":
-        return K.items(K.TENSORS if any(K.element(k).maybe_tensor for k in argk) else SCALAR)
-    if name == "next" and argk:
-        return K.element(argk[0])
-    if name in ("print", "super"):
-        return NONE if name == "print" else OPAQUE
-    if name == "isinstance":
-        return SCALAR
-    if tensor_arg:
-        dp.unknown(e, f"{name}()")
-    return UNKNOWN
+def _is_super(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _fn(key: tuple[str | None, str]) -> Kind:
+    return Kind(Tag.USERFN, key[1] if key[0] is None else f"{key[0]}.{key[1]}")
+

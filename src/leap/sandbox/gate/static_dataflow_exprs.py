@@ -1,6 +1,8 @@
 """Expression kinds for the data-path analysis (`leap.sandbox.gate.static_dataflow`): names, attributes,
-subscripts, operators, literals and containers. Default deny: an operator, comparison or indexed write on
-a value that may be a tensor is PyTorch compute (calls are in `leap.sandbox.gate.static_dataflow_calls`)."""
+subscripts, operators, literals, comprehensions. Default deny: an operator, comparison or indexed write on
+a value that may be a tensor is PyTorch compute (calls are in `leap.sandbox.gate.static_dataflow_calls`).
+A private attribute (``obj._x``) may only be read from ``self`` or the candidate's own classes and
+instances (rule ``private_attr``)."""
 
 from __future__ import annotations
 
@@ -8,18 +10,20 @@ import ast
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
-from leap.sandbox.gate.static_dataflow_calls import call_kind
+from leap.sandbox.gate.static_callargs import of_kinds
+from leap.sandbox.gate.static_dataflow_calls import call_kind, user_call
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate.static_launch import meta_value
 
 _CONSTANTS = {"math": {"pi", "e", "tau", "inf", "nan"}, "cmath": {"pi", "e", "tau", "inf", "nan"}}
+_OWN = (Tag.USERMOD, Tag.CLASS, Tag.SUPER)
 
 
 class ExprKinds:
     """Mixin of `DataPath`: the kind of an expression (it flags compute through ``self.compute`` /
     ``self.unknown`` and binds names through ``self._bind``)."""
 
-    # --- expressions ------------------------------------------------------------------------------
     def _kind(self, e: ast.AST | None, env: dict[str, Kind], stmt: ast.AST | None) -> Kind:
         if e is None:
             return UNKNOWN
@@ -34,12 +38,18 @@ class ExprKinds:
         if isinstance(e, ast.Slice):
             ks = [self._kind(p, env, stmt) for p in (e.lower, e.upper, e.step) if p is not None]
             return TENSOR if any(k.maybe_tensor for k in ks) else SCALAR
+        if isinstance(e, ast.Tuple) and not any(isinstance(x, ast.Starred) for x in e.elts):
+            ks = [self._kind(x, env, stmt) for x in e.elts]
+            if len(set(ks)) > 1 and not any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks) and any(
+                    k != SCALAR for k in ks):
+                return K.record((str(i), k) for i, k in enumerate(ks))  # (kernel, block): each keeps its kind
+            return _items(ks)
         if isinstance(e, ast.Tuple | ast.List | ast.Set):
             return _items([self._kind(x, env, stmt) for x in e.elts])
         if isinstance(e, ast.Dict):
-            for x in e.keys:
-                self._kind(x, env, stmt)
-            return _items([self._kind(x, env, stmt) for x in e.values])
+            keys = [self._kind(x, env, stmt) for x in e.keys if x is not None]
+            values = [self._kind(x, env, stmt) for x in e.values]
+            return _items(values + [k for k in keys if k.tag not in (Tag.SCALAR, Tag.NONE)])
         if isinstance(e, ast.BinOp):
             kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
             name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
@@ -47,7 +57,7 @@ class ExprKinds:
                 self.compute(e, name, f"tensor operator ({name})")
             elif kl.maybe_tensor or kr.maybe_tensor:
                 self.unknown(e, f"operator ({name})")
-            return binop_kind(kl, kr)
+            return self.binop(kl, kr)
         if isinstance(e, ast.UnaryOp):
             k = self._kind(e.operand, env, stmt)
             if isinstance(e.op, ast.Not):
@@ -58,10 +68,7 @@ class ExprKinds:
                 self.unknown(e, "unary operator")
             return k
         if isinstance(e, ast.BoolOp):
-            out = UNSET
-            for x in e.values:
-                out = merge(out, self._kind(x, env, stmt))
-            return out
+            return K.join(self._kind(x, env, stmt) for x in e.values)
         if isinstance(e, ast.Compare):
             ks = [self._kind(x, env, stmt) for x in [e.left, *e.comparators]]
             numeric = any(not isinstance(op, ast.Is | ast.IsNot | ast.In | ast.NotIn) for op in e.ops)
@@ -77,21 +84,14 @@ class ExprKinds:
         if isinstance(e, ast.Call):
             return call_kind(self, e, env, stmt)
         if isinstance(e, ast.Lambda):
-            return self.callable_kind(e, env, SCALAR if id(e) in self.grid_lambdas else UNKNOWN)
+            return self.callable_kind(e, env)
         if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            inner = dict(env)
-            for g in e.generators:
-                ki = self._kind(g.iter, inner, stmt)
-                self._bind(g.target, SCALAR if is_range(g.iter) else K.element(ki), inner, stmt)
-                for c in g.ifs:
-                    self._kind(c, inner, stmt)
-            part = e.value if isinstance(e, ast.DictComp) else e.elt
-            if isinstance(e, ast.DictComp):
-                self._kind(e.key, inner, stmt)
-            return _items([self._kind(part, inner, stmt)])
-        if isinstance(e, ast.NamedExpr):
+            return self._comprehension(e, env, stmt)
+        if isinstance(e, ast.NamedExpr):  # joins: it may bind only on some paths (and, or, a comprehension)
             k = self._kind(e.value, env, stmt)
-            self._bind(e.target, k, env, stmt)
+            name = e.target.id
+            for scope_env in [env] + ([self.comp_env] if self.comp_env is not None else []):
+                self._bind_name(name, merge(scope_env.get(name, UNSET), k), scope_env)
             return k
         if isinstance(e, ast.Starred):
             return self._kind(e.value, env, stmt)
@@ -104,33 +104,100 @@ class ExprKinds:
                 self._kind(child, env, stmt)
         return UNKNOWN
 
+    def _comprehension(self, e, env: dict[str, Kind], stmt) -> Kind:
+        """A comprehension runs its body any number of times: iterated to a fixpoint like a loop; a walrus
+        in it binds in the enclosing function."""
+        outer = self.comp_env if self.comp_env is not None else env
+        result: list[Kind] = []
+
+        def one(inner, e=e):
+            saved, self.comp_env = self.comp_env, outer
+            try:
+                for g in e.generators:
+                    ki = self._kind(g.iter, inner, stmt)
+                    item = SCALAR if _is_range(g.iter) else K.element(ki)
+                    self._bind_local(g.target, item, inner)
+                    for c in g.ifs:
+                        self._kind(c, inner, stmt)
+                if isinstance(e, ast.DictComp):
+                    kk = self._kind(e.key, inner, stmt)
+                    kv = self._kind(e.value, inner, stmt)
+                    result.append(kv if kk.tag in (Tag.SCALAR, Tag.NONE) else merge(kv, kk))
+                else:
+                    result.append(self._kind(e.elt, inner, stmt))
+            finally:
+                self.comp_env = saved
+            return None
+
+        self._loop(dict(env), one)
+        return _items([result[-1]]) if result else K.items(UNSET)
+
+    def _bind_local(self, target: ast.AST, kind: Kind, env: dict[str, Kind]) -> None:
+        """Bind a comprehension's own target (it stays in the comprehension)."""
+        if isinstance(target, ast.Name):
+            env[target.id] = kind
+        elif isinstance(target, ast.Tuple | ast.List):
+            if kind.tag is Tag.INDEXED and len(target.elts) == 2:
+                self._bind_local(target.elts[0], SCALAR, env)
+                self._bind_local(target.elts[1], kind.inner or UNSET, env)
+                return
+            for i, x in enumerate(target.elts):
+                sub = K.field(kind, i) if kind.tag is Tag.RECORD else (
+                    SCALAR if kind.tag is Tag.SCALAR else K.element(kind))
+                self._bind_local(x.value if isinstance(x, ast.Starred) else x, sub, env)
+        else:
+            self._bind(target, kind, env, target)
+
     def _name(self, e: ast.Name, env: dict[str, Kind]) -> Kind:
         if e.id in env:
             return env[e.id]
+        if e.id in ("self", "cls") and self.cur_cls is not None:
+            return Kind(Tag.USERMOD if e.id == "self" else Tag.CLASS, self.cur_cls)
         q = self.ix.qualname(e)
         if q is not None:
             return self.ref(e, q)
         if e.id in self.ix.jit:
-            return K.JIT
+            return Kind(Tag.JIT, e.id)
         if e.id in self.ix.classes:
             return Kind(Tag.CLASS, e.id)
-        if e.id in self.ix.functions:
+        if (None, e.id) in self.funcs:
             return Kind(Tag.USERFN, e.id)
         if e.id in ("True", "False", "None"):
             return SCALAR
-        return self.module_kinds.get(e.id, UNKNOWN)
+        return self.module_kind(e.id)
 
     def _subscript(self, e: ast.Subscript, env: dict[str, Kind], stmt) -> Kind:
         kv = self._kind(e.value, env, stmt)
+        if kv.tag is Tag.JIT:  # kernel[grid]: a grid lambda or function is called by Triton with meta
+            meta = Kind(Tag.META, kv.arg)
+            if isinstance(e.slice, ast.Lambda):
+                saved, self.meta_kernels = self.meta_kernels, None
+                try:
+                    ks = self.callable_kind(e.slice, env, meta)
+                finally:
+                    self.meta_kernels = saved
+            else:
+                ks = self._kind(e.slice, env, stmt)
+            if ks.tag is Tag.USERFN:
+                user_call(self, ks, of_kinds([meta]), env)
+            return Kind(Tag.LAUNCHER, kv.arg, ks)
         ks = self._kind(e.slice, env, stmt)
-        if kv.tag is Tag.JIT:
-            return K.LAUNCHER
+        key = e.slice.value if isinstance(e.slice, ast.Constant) else None
+        if kv.tag is Tag.META:
+            return meta_value(self, kv, key) if isinstance(key, str) else UNKNOWN
+        if kv.tag is Tag.RECORD and isinstance(key, str | int) and not isinstance(key, bool):
+            return K.field(kv, key)
         if kv == TENSOR:
             if ks == TENSOR:
                 self.compute(e, "index", "indexing a tensor with a tensor (gather)")
-            elif ks.tag in (Tag.UNKNOWN, Tag.UNSET, Tag.TENSORS):
+            elif ks.maybe_tensor:
                 self.unknown(e, "indexing a tensor")
             return TENSOR
+        if kv.tag is Tag.USERMOD:  # h[x] runs the class's __getitem__
+            keys = self.plan.resolve(kv.arg, "__getitem__")
+            if keys:
+                return K.join(user_call(self, Kind(Tag.USERFN, f"{k[0]}.{k[1]}"), of_kinds([ks]), env)
+                              for k in keys)
         if kv.tag in (Tag.UNKNOWN, Tag.UNSET) and ks == TENSOR:
             self.unknown(e, "indexing with a tensor")
         return K.element(kv)
@@ -140,24 +207,33 @@ class ExprKinds:
         root, last = q.split(".")[0], q.rsplit(".", 1)[-1]
         if q.startswith("torch."):
             cat = torch_category(q)
-            if cat == "compute":
+            if cat == "compute" and self.mode == "path":
                 self.compute(node, last, f"reference to {q}")
             if cat == "dtype":
                 return SCALAR
-        numeric_dtype = root in ("numpy", "cupy") and last in T.ARRAY_LIB_SAFE and any(c.isdigit() for c in last)
-        if last in _CONSTANTS.get(root, ()) or numeric_dtype:  # math.pi, np.float32
-            return SCALAR
+        if root in ("numpy", "cupy") and last in T.ARRAY_LIB_DTYPES and any(c.isdigit() for c in last):
+            return SCALAR  # np.float32
+        if last in _CONSTANTS.get(root, ()):
+            return SCALAR  # math.pi
         if q.startswith("triton.language.") and last in T.TORCH_DTYPES | {"constexpr"}:
             return SCALAR
         return K.ref(q)
 
     def _attr(self, e: ast.Attribute, env: dict[str, Kind], stmt) -> Kind:
         if isinstance(e.value, ast.Name) and e.value.id == "self" and "self" not in env:
-            return self.self_kind(self.cur_cls, e.attr)
+            return self._member(self.cur_cls, e.attr, bound=True)
         q = self.ix.qualname(e)
         if q is not None:
             return self.ref(e, q)
         kv = self._kind(e.value, env, stmt)
+        private = e.attr.startswith("_") and not (e.attr.startswith("__") and e.attr.endswith("__"))
+        if private and kv.tag not in _OWN:
+            self.flag(e, f"private attribute .{e.attr} of a value that is not the candidate's own "
+                         "(self, its classes and their instances)", "private_attr")
+        if kv.tag is Tag.RECORD:
+            return K.field(kv, e.attr)
+        if kv.tag is Tag.META:
+            return UNKNOWN
         if kv.maybe_tensor:
             if e.attr in T.TENSOR_SCALAR_ATTRS:
                 return SCALAR
@@ -165,14 +241,27 @@ class ExprKinds:
         if kv.tag is Tag.TORCHMOD or kv.tag is Tag.TORCHMODS:
             return TENSOR if _weight_like(e.attr) else (kv if e.attr in ("out_proj",) else SCALAR)
         if kv.tag is Tag.USERMOD:
-            return self.self_kind(kv.arg, e.attr)
-        if kv.tag is Tag.CLASS and (kv.arg, e.attr) in self.ix.jit_methods:
-            return K.JIT
+            return self._member(kv.arg, e.attr, bound=True)
+        if kv.tag is Tag.CLASS:
+            return self._member(kv.arg, e.attr, bound=False)
         if kv.tag is Tag.REF:
             return self.ref(e, f"{kv.arg}.{e.attr}")
         if kv.tag in (Tag.SCALAR, Tag.OPAQUE):
             return kv
         return UNKNOWN
+
+    def _member(self, cls: str | None, attr: str, bound: bool) -> Kind:
+        """``obj.attr`` of the candidate's class ``cls``: a kernel, a (bound) method, or a stored value."""
+        jit = self.plan.jit_method(cls, attr)
+        if jit is not None:
+            return Kind(Tag.JIT, jit)
+        keys = self.plan.resolve(cls, attr)
+        if keys and bound:
+            fn = Kind(Tag.USERFN, "|".join(sorted(f"{k[0]}.{k[1]}" for k in keys)))
+            if any(self.plan.is_property(k) for k in keys):  # reading a property runs it
+                return user_call(self, fn, of_kinds([]), {})
+            return fn
+        return self.self_kind(cls, attr)
 
 
 def _weight_like(attr: str) -> bool:
@@ -185,35 +274,9 @@ def _items(ks: list[Kind]) -> Kind:
         return SCALAR
     if any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks):
         return K.TENSORS
-    inner = UNSET
-    for k in ks:
-        inner = merge(inner, k)
-    return K.items(inner)
+    return K.items(K.join(ks))
 
 
-def binop_kind(kl: Kind, kr: Kind) -> Kind:
-    if TENSOR in (kl, kr):
-        return TENSOR
-    if kl == kr == SCALAR:
-        return SCALAR
-    if {kl.tag, kr.tag} <= {Tag.SCALAR, Tag.OPAQUE}:
-        return K.OPAQUE
-    if kl.tag is Tag.ITEMS and kl == kr:
-        return kl
-    return UNKNOWN
-
-
-def merge_ret(a: Kind | None, b: Kind) -> Kind | None:
-    return b if a is None else merge(a, b)
-
-
-def annot_kind(a: ast.AST | None) -> Kind | None:
-    if isinstance(a, ast.Name) and a.id in ("int", "float", "bool", "str"):
-        return SCALAR
-    if isinstance(a, ast.Attribute) and a.attr == "Tensor":
-        return TENSOR
-    return None
-
-
-def is_range(node: ast.AST) -> bool:
+def _is_range(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+

@@ -96,27 +96,62 @@ TORCH_VIEWS = frozenset({"reshape", "flatten", "unflatten", "squeeze", "unsqueez
                          "t", "narrow", "select", "split", "chunk", "unbind", "movedim", "moveaxis",
                          "swapaxes", "swapdims", "view_as_real", "view_as_complex", "as_strided",
                          "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split",
-                         "detach"})
+                         "detach", "clone"})
 # torch.X that return Python values or are types, context managers and device helpers.
 TORCH_QUERIES = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "get_default_dtype",
                            "result_type", "promote_types", "can_cast", "finfo", "iinfo", "Size", "device",
                            "dtype", "Tensor", "no_grad", "inference_mode", "enable_grad", "is_grad_enabled",
                            "broadcast_shapes", "SymInt", "typename", "layout", "memory_format"})
-TORCH_SAFE_PREFIXES = ("torch.cuda", "torch.version", "torch.backends", "torch.nn.Module", "torch.nn.Parameter",
-                       "torch.nn.Buffer", "torch.nn.ParameterList", "torch.nn.ParameterDict",
-                       "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.init", "torch.autograd.Function",
-                       "torch.autograd.function", "torch.utils.cpp_extension", "torch.types", "torch.__version__",
-                       "torch.nn.parameter", "torch.nn.modules.module", "torch.utils.dlpack")
+# Safe torch namespaces and how many names deep below them a safe member is (a longer chain, or one that
+# names a module, re-enters a library through an attribute: ``torch.nn.init.torch.relu``).
+TORCH_SAFE_PREFIXES = {"torch.cuda": 2, "torch.version": 1, "torch.backends": 3, "torch.nn.Module": 1,
+                       "torch.nn.Parameter": 0, "torch.nn.Buffer": 0, "torch.nn.ParameterList": 0,
+                       "torch.nn.ParameterDict": 0, "torch.nn.ModuleList": 0, "torch.nn.ModuleDict": 0,
+                       "torch.nn.init": 1, "torch.autograd.Function": 1, "torch.autograd.function": 1,
+                       "torch.utils.cpp_extension": 1, "torch.types": 1, "torch.__version__": 0,
+                       "torch.nn.parameter": 1, "torch.nn.modules.module": 1, "torch.utils.dlpack": 1}
+# Safe torch names that may take a tensor (wrapping or handing it over, never computing on it).
+TORCH_SAFE_TENSOR_CALLS = frozenset({"Parameter", "Buffer", "to_dlpack", "from_dlpack", "ParameterList",
+                                     "ParameterDict", "synchronize", "device", "current_stream",
+                                     "get_device_properties", "is_available", "device_count", "current_device",
+                                     "__init__"})
+# Names of modules: one of them after the first name of a qualified name re-enters a library through an
+# attribute (``torch.nn.init.torch``, ``torch.cuda.os``); such a name is refused wherever it appears.
+REENTRY_NAMES = frozenset({
+    "torch", "numpy", "np", "cupy", "cp", "triton", "os", "sys", "operator", "functools", "itertools",
+    "warnings", "typing", "copy", "struct", "collections", "importlib", "inspect", "builtins", "ctypes",
+    "subprocess", "socket", "io", "pickle", "threading", "multiprocessing", "time", "gc", "weakref",
+    "contextlib", "dataclasses", "re", "json", "pathlib", "shutil", "signal", "atexit", "random", "types",
+    "F", "tl", "dis", "marshal", "runpy", "pkgutil", "platform", "logging", "traceback", "tempfile", "glob",
+    "queue", "asyncio", "concurrent", "mmap",
+})
+# Modules used as plain values (not as ``mod.name``) are refused: a module in a variable escapes the
+# name checks (``m = os if c else 0; m.system(...)``). These qualified names are modules.
+KNOWN_MODULES = frozenset({
+    "torch", "torch.nn", "torch.nn.functional", "torch.cuda", "torch.backends", "torch.backends.cuda",
+    "torch.backends.cudnn", "torch.utils", "torch.utils.cpp_extension", "torch.utils.dlpack", "torch.nn.init",
+    "torch.autograd", "torch.linalg", "torch.fft", "torch.special", "torch.ops", "torch.ops.aten",
+    "torch.version", "torch.nn.modules", "torch.nn.modules.module", "torch.nn.parameter", "torch.types",
+    "triton", "triton.language", "triton.language.extra", "triton.language.extra.libdevice",
+    "triton.language.extra.cuda", "triton.language.extra.cuda.libdevice", "triton.language.math",
+    "triton.runtime", "numpy", "numpy.linalg", "numpy.fft", "cupy", "cupy.cuda", "cuda", "cuda.core",
+    "cuda.core.experimental", "math", "cmath", "os", "os.path", "sys", "functools", "itertools", "operator",
+    "typing", "typing_extensions", "collections", "dataclasses", "enum", "numbers", "abc", "copy", "struct",
+    "warnings", "textwrap", "string",
+})
 
 # Tensor methods that are not compute (views, shape and dtype/device queries, allocation-like fills).
 TENSOR_SCALAR_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "stride", "storage_offset",
-                                   "data_ptr", "element_size", "is_contiguous", "get_device", "item",
-                                   "is_floating_point", "is_complex", "tolist", "dim_order"})
+                                   "data_ptr", "element_size", "is_contiguous", "get_device",
+                                   "is_floating_point", "is_complex", "dim_order"})
+# Tensor methods that read the data out as Python values: the result is data (computing on it is
+# computing on the tensor), not a shape.
+TENSOR_DATA_METHODS = frozenset({"item", "tolist"})
 TENSOR_VIEW_METHODS = frozenset({"view", "view_as", "reshape", "reshape_as", "contiguous", "t", "transpose",
                                  "permute", "unsqueeze", "squeeze", "flatten", "unflatten", "expand",
                                  "expand_as", "narrow", "select", "split", "chunk", "unbind", "as_strided",
                                  "movedim", "new_empty", "new_zeros", "new_ones", "new_full",
-                                 "new_empty_strided", "zero_", "fill_", "detach", "cuda", "cpu",
+                                 "new_empty_strided", "zero_", "fill_", "detach", "cuda", "cpu", "clone", "copy_",
                                  "requires_grad_", "unfold", "diagonal", "__dlpack__", "__dlpack_device__",
                                  "squeeze_", "unsqueeze_", "resize_", "T", "mT"})
 TENSOR_CASTS = frozenset({"float", "half", "bfloat16", "double", "int", "long", "short", "bool", "byte", "char",
@@ -140,12 +175,30 @@ BINOP_NAMES = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "FloorDi
                "BitOr": "bitwise_or", "BitXor": "bitwise_xor", "LShift": "bitwise_left_shift",
                "RShift": "bitwise_right_shift"}
 
-# cupy / numpy names that are not compute.
-ARRAY_LIB_SAFE = frozenset({"asarray", "from_dlpack", "fromDlpack", "empty", "empty_like", "zeros", "zeros_like",
-                            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp",
-                            "uintp", "float16", "float32", "float64", "bool_", "dtype", "ndarray", "prod",
-                            "cuda", "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
-                            "get_array_module", "ceil", "sqrt", "log2"})
+# cupy / numpy. Names that may take a tensor or an array: views of it, like-shaped allocation, metadata.
+ARRAY_LIB_VIEWS = frozenset({"asarray", "from_dlpack", "fromDlpack", "ascontiguousarray", "empty_like",
+                             "zeros_like"})
+ARRAY_LIB_META = frozenset({"shape", "ndim", "size", "dtype", "result_type", "iinfo", "finfo", "isscalar",
+                            "issubdtype", "can_cast", "promote_types", "get_array_module"})
+# Scalar types, and math helpers that give a Python number on numbers (on an array they compute).
+ARRAY_LIB_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp",
+                              "uintp", "float16", "float32", "float64", "bool_", "dtype"})
+ARRAY_LIB_SCALAR_FNS = ARRAY_LIB_DTYPES | {"prod", "ceil", "floor", "sqrt", "log2", "log", "exp", "abs"}
+ARRAY_LIB_SAFE = ARRAY_LIB_VIEWS | ARRAY_LIB_META | ARRAY_LIB_DTYPES  # numeric dtype names are constants
+# cupy.cuda names for devices, streams and raw memory: library objects, not arrays.
+CUPY_CUDA_OPAQUE = frozenset({"Device", "ExternalStream", "get_current_stream", "MemoryPointer", "UnownedMemory",
+                              "Memory", "get_device_id", "Event"})
+
+# Inside a @triton.jit body: the builtins a kernel may use, the attributes a kernel parameter (a pointer,
+# an int, a descriptor) may be asked for, and Triton's launch options a grid may read from its meta dict.
+JIT_BUILTINS = frozenset({"range", "min", "max", "len", "int", "float", "bool", "abs", "print", "isinstance",
+                          "tuple", "enumerate", "zip", "slice", "True", "False", "None", "AssertionError"})
+JIT_PARAM_ATTRS = frozenset({"dtype", "type", "to", "cast", "shape", "strides", "block_shape", "element_ty",
+                             "base", "load", "store", "value", "atomic_add", "gather", "scatter", "T",
+                             "primitive_bitwidth", "scalar", "is_ptr", "is_floating", "is_int"})
+TRITON_LAUNCH_OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                                   "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer",
+                                   "reg_inc_consumer", "warp_specialize"})
 
 # C/C++ source checks (CUDA strings given to load_inline / NVRTC).
 CPP_ALLOWED_TORCH_CALLS = frozenset({"empty", "empty_like", "zeros", "zeros_like", "ones", "ones_like", "full",
@@ -179,6 +232,32 @@ CPP_TENSOR_METHOD = (r"\.\s*(matmul|mm|bmm|addmm|conv[123]d|relu_?|sigmoid_?|tan
                      r"argmax|argmin|amax|amin|norm|var|std|max_pool2d|avg_pool2d|softplus)\s*\(")
 
 
+def reentry(q: str) -> str | None:
+    """The module a qualified name re-enters through an attribute (``torch.nn.init.torch.relu`` -> torch):
+    a module's name after the first name and followed by another (``numpy.copy`` alone is a function)."""
+    parts = q.split(".")
+    return next((p for p in parts[1:-1] if p in REENTRY_NAMES), None)
+
+
+def is_module(q: str) -> bool:
+    """``q`` names a module (a known one, or a library re-entered through an attribute)."""
+    return q in KNOWN_MODULES or "." in q and q.split(".")[-1] in _MODULE_TAILS
+
+
+_MODULE_TAILS = frozenset({"torch", "numpy", "np", "cupy", "cp", "triton", "os", "sys", "builtins", "importlib",
+                           "inspect", "ctypes", "subprocess", "socket", "io", "pickle", "threading",
+                           "multiprocessing", "gc", "F", "tl"})
+
+
+def safe_member(q: str) -> bool:
+    """``q`` is a real member of a safe torch namespace: no deeper than it allows, naming no module."""
+    for p, depth in TORCH_SAFE_PREFIXES.items():
+        if q == p or q.startswith(p + "."):
+            rest = q[len(p) + 1:].split(".") if q != p else []
+            return len(rest) <= depth and not any(r in REENTRY_NAMES or r in ("math", "cmath") for r in rest)
+    return False
+
+
 def torch_category(q: str) -> str:
     """alloc | view | query | dtype | safe | module | compute for a qualified ``torch.*`` name."""
     parts = q.split(".")
@@ -192,7 +271,7 @@ def torch_category(q: str) -> str:
             return "view"
         if last in TORCH_QUERIES:
             return "query"
-    if any(q == p or q.startswith(p + ".") for p in TORCH_SAFE_PREFIXES):
+    if safe_member(q):
         return "safe"
     if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") and last[:1].isupper():
         return "module"

@@ -1,0 +1,208 @@
+"""Library calls for the data-path analysis: PyTorch (allocation, views, queries, compute), numpy/cupy
+(views and metadata of an array pass; math on an array, or on data read out of a tensor, is compute; a
+call that builds an array gives one), triton, cuda.core, ``math``/``operator``, ``typing.cast`` and the
+namedtuple factories, and Python builtins (reading a tensor's value out with ``float(x)`` gives data).
+
+Anything else of a library, called with a possible tensor, is compute as far as the gate can tell, and a
+function of the candidate's handed to a library call may be called with anything (`escape`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate.static_analysis import Analysis
+from leap.sandbox.gate.static_callargs import CallArgs
+from leap.sandbox.gate.static_gate_tables import torch_category
+from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, Kind, Tag
+
+_OPAQUE_TORCH = ("torch.cuda", "torch.backends", "torch.version", "torch.no_grad", "torch.inference_mode",
+                 "torch.enable_grad")
+_TORCH_META = ("numel", "is_tensor", "is_floating_point", "is_complex", "result_type", "typename",
+               "is_grad_enabled")
+_DATA_BUILTINS = ("int", "float", "bool", "complex", "str", "repr", "format", "bytes", "hash")
+_CONTAINERS = ("tuple", "list", "set", "frozenset", "reversed", "iter")
+
+
+def escape(dp: Analysis, args: CallArgs) -> None:
+    """The candidate's functions among ``args`` may be called by code the analysis cannot see: their
+    parameters may get anything."""
+    for k in args.kinds():
+        _escape(dp, k)
+
+
+def _escape(dp: Analysis, k: Kind) -> None:
+    if k.tag is Tag.USERFN:
+        for name in k.names:
+            key = tuple(name.split(".", 1)) if "." in name else (None, name)
+            f = dp.funcs.get(key)
+            if f is not None:
+                p = f.params
+                for a in [*p.positional, *p.kwonly, p.vararg, p.kwarg]:
+                    if a:
+                        dp.seen.add((key, a), UNKNOWN)
+    for sub in [k.inner, *(v for _, v in k.fields)]:
+        if sub is not None:
+            _escape(dp, sub)
+
+
+def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
+    root, last = q.split(".")[0], q.rsplit(".", 1)[-1]
+    if root == "torch":
+        return _torch_call(dp, e, q, last, args)
+    if q in ("collections.namedtuple", "typing.NamedTuple"):
+        names = _field_names(e)
+        return Kind(Tag.RECORDTYPE, ",".join(names)) if names is not None else UNKNOWN
+    if q == "typing.cast":
+        if args.star is not None or args.kwstar is not None:
+            return UNKNOWN
+        return args.pos[1] if len(args.pos) > 1 else args.kw.get("val", UNKNOWN)
+    if q == "warnings.warn":
+        return NONE
+    if root == "triton":
+        if last in ("cdiv", "next_power_of_2"):
+            if TENSOR in args.kinds():
+                dp.compute(e, last, f"{q} on a tensor")
+            return SCALAR
+        if last == "Config":
+            return OPAQUE
+    elif root in ("cupy", "numpy"):
+        return _array_call(dp, e, q, last, args)
+    elif root == "cuda":
+        if last == "Program":
+            return K.PROGRAM
+        if last == "launch":
+            dp.sink.add("cuda_nvrtc")
+            return NONE
+        return UNKNOWN if args.tensor else OPAQUE
+    elif root in ("math", "cmath", "operator"):
+        if args.tensor:
+            dp.compute(e, last, f"{q} on a value that may be a tensor")
+            return TENSOR
+        return SCALAR if all(k == SCALAR for k in args.kinds()) else UNKNOWN
+    if args.tensor:  # functools.reduce(operator.mul, ...), itertools, copy.deepcopy, ...: default deny
+        dp.unknown(e, f"{q}()")
+    escape(dp, args)
+    return UNKNOWN
+
+
+def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) -> Kind:
+    if last in ("RawKernel", "ElementwiseKernel", "ReductionKernel"):
+        return K.RAWKERNEL
+    if last == "RawModule":
+        return K.RAWMODULE
+    if q.startswith("cupy.cuda.") and last in T.CUPY_CUDA_OPAQUE:
+        return OPAQUE
+    if last in T.ARRAY_LIB_VIEWS:
+        return TENSOR
+    if last in T.ARRAY_LIB_META:
+        return SCALAR
+    if args.tensor:
+        dp.compute(e, last, f"{q} on a tensor or array")
+        return TENSOR
+    if last in T.ARRAY_LIB_SCALAR_FNS:
+        return SCALAR if all(k.tag in (Tag.SCALAR, Tag.NONE) for k in args.kinds()) else UNKNOWN
+    escape(dp, args)
+    return TENSOR  # it builds an array (np.arange, cp.ndarray over raw memory, ...)
+
+
+def _field_names(e: ast.Call) -> list[str] | None:
+    spec = e.args[1] if len(e.args) > 1 else next((k.value for k in e.keywords if k.arg in ("field_names",
+                                                                                           "fields")), None)
+    if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+        return spec.value.replace(",", " ").split()
+    if isinstance(spec, ast.List | ast.Tuple):
+        out = []
+        for x in spec.elts:
+            if isinstance(x, ast.Constant) and isinstance(x.value, str):
+                out.append(x.value)
+            elif isinstance(x, ast.Tuple) and x.elts and isinstance(x.elts[0], ast.Constant):
+                out.append(str(x.elts[0].value))
+            else:
+                return None
+        return out
+    return None
+
+
+def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) -> Kind:
+    if q == "torch.utils.cpp_extension.load_inline":
+        cuda = next((k.value for k in e.keywords if k.arg == "cuda_sources"), None)
+        if cuda is None and len(e.args) >= 3:
+            cuda = e.args[2]
+        empty = cuda is None or (isinstance(cuda, ast.Constant) and not cuda.value) or (
+            isinstance(cuda, ast.List | ast.Tuple) and not cuda.elts)
+        return K.CPPEXT if empty else K.EXT
+    cat = torch_category(q)
+    pos = args.positional()
+    if cat in ("alloc", "view"):
+        return TENSOR
+    if cat == "dtype":
+        return SCALAR
+    if cat in ("query", "safe"):
+        if last in ("Parameter", "Buffer") or last.endswith("Tensor") or last in ("from_dlpack", "from_numpy"):
+            return TENSOR
+        if last in ("ModuleList", "Sequential", "ModuleDict"):
+            if any(k.tag in (Tag.TORCHMOD, Tag.TORCHMODS) or K.element(k).tag is Tag.TORCHMOD for k in pos):
+                return K.TORCHMODS
+            return pos[0] if last != "Sequential" and pos else K.items(K.join(pos))
+        if cat == "query":
+            if args.tensor and last not in _TORCH_META and not last.startswith("is_"):
+                return UNKNOWN
+            return OPAQUE if last in ("no_grad", "inference_mode", "enable_grad") else SCALAR
+        if args.tensor and last not in T.TORCH_SAFE_TENSOR_CALLS:
+            dp.unknown(e, f"{q}()")
+            return UNKNOWN
+        if any(q == p or q.startswith(p + ".") for p in _OPAQUE_TORCH):
+            return UNKNOWN if args.tensor else OPAQUE
+        escape(dp, args)
+        return UNKNOWN
+    if cat == "module":
+        if last == "Sequential":
+            dp.compute(e, "sequential", "building torch.nn layers in the data path")
+            return K.TORCHMODS
+        dp.compute(e, last.lower(), f"building a torch.nn layer ({last}) in the data path")
+        return Kind(Tag.TORCHMOD, last.lower())
+    dp.compute(e, last, q)
+    return TENSOR
+
+
+def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
+    pos = args.positional()
+    if name in T.BUILTIN_TENSOR_COMPUTE and args.tensor:
+        dp.compute(e, name, f"Python {name}() over a value that may be a tensor")
+        return TENSOR
+    if name in T.BUILTIN_TENSOR_COMPUTE:
+        escape(dp, args)
+        return UNKNOWN if name == "map" else SCALAR
+    if name in _DATA_BUILTINS and args.tensor:
+        return TENSOR  # the tensor's value read out as a Python number or string
+    if name in T.BUILTIN_SCALAR or name in _DATA_BUILTINS:
+        return SCALAR
+    if name in _CONTAINERS and pos:
+        k = pos[0]
+        if k == TENSOR:
+            return TENSOR if name in ("reversed", "iter") else K.TENSORS
+        return k if k.tag in (Tag.SCALAR, Tag.TENSORS, Tag.ITEMS, Tag.RECORD) else UNKNOWN
+    if name in _CONTAINERS:
+        return K.items(K.UNSET)
+    if name == "dict":
+        if args.tensor:
+            return K.TENSORS
+        parts = [K.element(K.element(k)) for k in pos] + list(args.kw.values())
+        return K.items(K.join(parts)) if parts else K.items(K.UNSET)
+    if name == "enumerate" and pos:
+        return K.items(Kind(Tag.INDEXED, inner=K.element(pos[0])))
+    if name == "zip":
+        return K.items(K.record((str(i), K.element(k)) for i, k in enumerate(pos)))
+    if name == "next" and pos:
+        return K.merge(K.element(pos[0]), pos[1] if len(pos) > 1 else NONE)
+    if name == "print":
+        return NONE
+    if name == "super":
+        return Kind(Tag.SUPER, dp.cur_cls or "")
+    if args.tensor:
+        dp.unknown(e, f"{name}()")
+    escape(dp, args)
+    return UNKNOWN

@@ -1,0 +1,176 @@
+"""Triton kernels for the static gate: each kernel's signature (parameter names, which are ``tl.constexpr``)
+and the check of ``@triton.jit`` bodies.
+
+Under the CPU interpreter a kernel body runs as plain Python, and its ``tl.constexpr`` arguments (and any
+argument that is not a tensor or an int) reach it unconverted. So a body may use only Triton (``triton``,
+``triton.language`` and its extras such as libdevice), ``math``, Python's simple builtins, its own
+arguments, other kernels and module constants: no other module, no host function of the file, no mutable
+global, no private attribute, no call of an argument that is not ``tl.constexpr``, and an argument that
+is not ``tl.constexpr`` (a pointer, an int, a descriptor) may only be asked for its Triton attributes.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate.static_index import ModuleIndex
+
+_OK_ROOTS = ("triton", "math")
+
+
+@dataclass(frozen=True)
+class KernelSig:
+    """A kernel's parameters in order and those annotated ``tl.constexpr``; ``node`` is its definition."""
+
+    name: str
+    params: tuple[str, ...]
+    constexpr: frozenset[str]
+    node: ast.FunctionDef
+
+
+def kernel_sigs(ix: ModuleIndex) -> dict[str, KernelSig]:
+    """Every kernel of the file by the name the analysis gives it: module-level ``@triton.jit`` functions,
+    ``k = triton.jit(fn)``, and ``Cls.name`` for kernels defined in a class."""
+    out: dict[str, KernelSig] = {}
+    for name in ix.jit:
+        fn = ix.functions.get(name)
+        if fn is None:  # k = triton.jit(fn)
+            fn = next((ix.functions.get(n.value.args[0].id) for n in ix.tree.body if isinstance(n, ast.Assign)
+                       and isinstance(n.value, ast.Call) and n.value.args and isinstance(n.value.args[0], ast.Name)
+                       and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)), None)
+        if isinstance(fn, ast.FunctionDef):
+            out[name] = _sig(name, fn, ix)
+    for cname, cls in ix.classes.items():
+        for stmt in cls.body:
+            if isinstance(stmt, ast.FunctionDef) and (cname, stmt.name) in ix.jit_methods:
+                out[f"{cname}.{stmt.name}"] = _sig(f"{cname}.{stmt.name}", stmt, ix)
+    return out
+
+
+def _sig(name: str, fn: ast.FunctionDef, ix: ModuleIndex) -> KernelSig:
+    args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    const = {a.arg for a in args if _is_constexpr(a.annotation, ix)}
+    return KernelSig(name, tuple(a.arg for a in args), frozenset(const), fn)
+
+
+def _is_constexpr(a: ast.AST | None, ix: ModuleIndex) -> bool:
+    if isinstance(a, ast.Constant) and isinstance(a.value, str):
+        return a.value.split(".")[-1] == "constexpr"
+    q = ix.qualname(a) if a is not None else None
+    return bool(q) and q.split(".")[-1] == "constexpr" or isinstance(a, ast.Name) and a.id == "constexpr"
+
+
+def kernel_bodies(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[ast.FunctionDef]:
+    """The function definitions whose bodies are kernels (each once)."""
+    seen: dict[int, ast.FunctionDef] = {id(s.node): s.node for s in sigs.values()}
+    for name in ix.jit:
+        fn = ix.functions.get(name)
+        if isinstance(fn, ast.FunctionDef):
+            seen.setdefault(id(fn), fn)
+    return list(seen.values())
+
+
+def module_constants(ix: ModuleIndex) -> frozenset[str]:
+    """Module-level names bound exactly once, to a constant (numbers, strings, tuples of them, arithmetic
+    on them, ``tl.constexpr(...)``, Triton dtypes, ``math`` values): the globals a kernel may read."""
+    binds: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(ix.tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            binds.setdefault(node.id, []).append(node)
+    declared_global = {n for node in ast.walk(ix.tree) if isinstance(node, ast.Global) for n in node.names}
+    values: dict[str, ast.AST] = {}
+    for node in ix.tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            values[node.target.id] = node.value
+    module_level = {id(n) for stmt in ix.tree.body if not isinstance(stmt, ast.FunctionDef | ast.ClassDef)
+                    for n in ast.walk(stmt)}
+    once = {n for n in values if n not in declared_global
+            and sum(1 for b in binds.get(n, []) if id(b) in module_level) == 1}
+    consts: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for n in once - consts:
+            if _const(values[n], ix, consts):
+                consts.add(n)
+                changed = True
+    return frozenset(consts)
+
+
+def _const(e: ast.AST, ix: ModuleIndex, consts: set[str]) -> bool:
+    if isinstance(e, ast.Constant):
+        return not isinstance(e.value, bytes)
+    if isinstance(e, ast.Tuple):
+        return all(_const(x, ix, consts) for x in e.elts)
+    if isinstance(e, ast.UnaryOp):
+        return _const(e.operand, ix, consts)
+    if isinstance(e, ast.BinOp):
+        return _const(e.left, ix, consts) and _const(e.right, ix, consts)
+    if isinstance(e, ast.BoolOp | ast.Compare):
+        return all(_const(x, ix, consts) for x in ast.iter_child_nodes(e) if isinstance(x, ast.expr))
+    if isinstance(e, ast.Name) and e.id in consts:
+        return True
+    q = ix.qualname(e) if isinstance(e, ast.Name | ast.Attribute) else None
+    if q is not None:
+        return q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None
+    if isinstance(e, ast.Call):
+        fq = ix.qualname(e.func)
+        fn_ok = (fq is not None and fq.split(".")[0] in _OK_ROOTS and T.reentry(fq) is None) or (
+            isinstance(e.func, ast.Name) and e.func.id in ("int", "float", "bool"))
+        return fn_ok and all(_const(a, ix, consts) for a in [*e.args, *(k.value for k in e.keywords)])
+    return False
+
+
+def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int, int, str]]:
+    """What each kernel body uses that a kernel may not (line, column, message)."""
+    consts = module_constants(ix)
+    kernels = set(ix.jit) | {fn.name for fn in kernel_bodies(ix, sigs)}
+    out: list[tuple[int, int, str]] = []
+    for fn in kernel_bodies(ix, sigs):
+        sig = next((s for s in sigs.values() if s.node is fn), None)
+        const = sig.constexpr if sig is not None else frozenset()
+        params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg,
+                                  fn.args.kwarg] if a is not None}
+        body = [n for stmt in fn.body for n in ast.walk(stmt)]
+        local = params | {n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        local |= {a.arg for n in body if isinstance(n, ast.Lambda | ast.FunctionDef)
+                  for a in [*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs]}
+        local |= {n.name for n in body if isinstance(n, ast.FunctionDef)}
+        pointers = params - const
+        parents = {id(c): p for p in body for c in ast.iter_child_nodes(p)}
+
+        def bad(node: ast.AST, msg: str, fn=fn) -> None:
+            out.append((getattr(node, "lineno", fn.lineno), getattr(node, "col_offset", 0),
+                        f"in kernel {fn.name}: {msg}"))
+
+        for node in body:
+            if isinstance(node, ast.Global | ast.Nonlocal):
+                bad(node, "global or nonlocal names")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id in local or node.id in kernels or node.id in consts or node.id in T.JIT_BUILTINS:
+                    continue
+                q = ix.qualname(node)
+                if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None:
+                    continue
+                parent = parents.get(id(node))
+                if (node.id in ix.classes and isinstance(parent, ast.Attribute)
+                        and (node.id, parent.attr) in ix.jit_methods):
+                    continue
+                bad(node, f"{node.id} is not Triton, math, a kernel, an argument or a module constant")
+            elif isinstance(node, ast.Attribute):
+                if node.attr.startswith("_") and not node.attr.startswith("__"):
+                    bad(node, f"private attribute .{node.attr}")
+                elif (isinstance(node.value, ast.Name) and node.value.id in pointers
+                      and node.attr not in T.JIT_PARAM_ATTRS):
+                    bad(node, f"attribute .{node.attr} of argument {node.value.id} (not tl.constexpr)")
+                if isinstance(node.ctx, ast.Store | ast.Del):
+                    bad(node, "storing into an attribute")
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+                bad(node, "storing into an item")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in pointers:
+                bad(node, f"calling argument {node.func.id} (not tl.constexpr)")
+    return out

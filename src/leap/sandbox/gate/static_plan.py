@@ -1,0 +1,302 @@
+"""What the data-path analysis (`leap.sandbox.gate.static_dataflow`) analyses, and in which mode: the
+candidate's functions and methods, their classes' families and method resolution, which code is on the
+data path (reached from ``forward``), which runs at import time (reached from module-level code) and which
+is init code (``__init__`` and other methods off the path); which lambdas are only ever launch grids.
+Also `Book`, the per-pass record of joined kinds.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
+
+ENTRY_METHODS = ("forward", "__call__", "backward")
+EXCLUDED_FUNCS = ("get_inputs", "get_init_inputs", "get_small_inputs")
+Key = tuple[str | None, str]
+
+
+class Book:
+    """Kinds recorded during the current pass (``nxt``) over those settled by the previous one (``cur``)."""
+
+    def __init__(self):
+        self.cur: dict = {}
+        self.nxt: dict = {}
+
+    def get(self, key) -> Kind:
+        return merge(self.cur.get(key, UNSET), self.nxt.get(key, UNSET))
+
+    def add(self, key, k: Kind) -> None:
+        self.nxt[key] = merge(self.nxt.get(key, UNSET), k)
+
+    def where(self, first) -> dict:
+        """``{rest: kind}`` for the keys ``(first, rest)``."""
+        out: dict = {}
+        for d in (self.cur, self.nxt):
+            for key, k in d.items():
+                if key[0] == first:
+                    out[key[1]] = merge(out.get(key[1], UNSET), k)
+        return out
+
+    def roll(self, accumulate: bool) -> bool:
+        """End a pass; True when anything changed. ``accumulate`` joins instead of replacing."""
+        new = dict(self.nxt)
+        if accumulate:
+            for key, k in self.cur.items():
+                new[key] = merge(k, new.get(key, UNSET))
+        changed = new != self.cur
+        self.cur, self.nxt = new, {}
+        return changed
+
+
+class Plan:
+    def __init__(self, ix: ModuleIndex, kernel_ids: set[int]):
+        self.ix = ix
+        self.kernel_ids = kernel_ids
+        self.model_like = {n for n in ix.classes if n == "Model"}
+        self.autograd = {c for c, node in ix.classes.items()
+                         if any(b.startswith("torch.autograd") for b in ix.class_bases(node))}
+        self.functions: dict[Key, ast.FunctionDef] = {}
+        for cname, cls in ix.classes.items():
+            if cname in self.model_like:
+                continue
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef) and (cname, stmt.name) not in ix.jit_methods:
+                    self.functions[(cname, stmt.name)] = stmt
+        for fname, fn in ix.functions.items():
+            if isinstance(fn, ast.FunctionDef) and fname not in ix.jit and id(fn) not in kernel_ids:
+                self.functions[(None, fname)] = fn
+        self.bases = {c: [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in ix.classes]
+                      for c, node in ix.classes.items()}
+        self._family = {c: c for c in ix.classes}
+        for c, bs in self.bases.items():
+            for b in bs:
+                self._family[self.family(b)] = self.family(c)
+        self.method_names = {k[1] for k in self.functions if k[0] is not None}
+        self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
+        self.path_keys = sorted(self._path(), key=_order)
+        done = set(self.path_keys)
+        self.import_keys = sorted(self._closure(self._refs_module()) - done, key=_order)
+        done |= set(self.import_keys)
+        init_roots = {k for k in self.functions if k[0] is not None and k not in done}
+        self.init_keys = sorted(self._closure(init_roots) - done, key=_order)
+
+    # --- classes ---------------------------------------------------------------------------------
+    def family(self, cls: str) -> str:
+        """One name for a class and every candidate class it inherits from or that inherits from it (they
+        share one table of attributes)."""
+        if cls not in self._family:
+            return cls
+        while self._family[cls] != cls:
+            cls = self._family[cls]
+        return cls
+
+    def mro(self, cls: str) -> list[str]:
+        out, todo = [], [cls]
+        while todo:
+            c = todo.pop(0)
+            if c not in out and c in self.ix.classes:
+                out.append(c)
+                todo.extend(self.bases.get(c, []))
+        return out
+
+    def resolve(self, cls: str | None, name: str) -> list[Key]:
+        """The methods ``name`` of ``cls`` may run: its own or inherited one, and overrides in its family."""
+        if cls is None:
+            return []
+        fam = self.family(cls)
+        own = next(((c, name) for c in self.mro(cls) if (c, name) in self.functions), None)
+        out = [own] if own else []
+        out += [k for k in self.functions if k[1] == name and k[0] is not None and k != own
+                and self.family(k[0]) == fam and cls in self.mro(k[0])]
+        return out
+
+    def jit_method(self, cls: str | None, attr: str) -> str | None:
+        return next((f"{c}.{attr}" for c in self.mro(cls or "") if (c, attr) in self.ix.jit_methods), None)
+
+    def offset(self, key: Key) -> int:
+        """1 when the first parameter is ``self``/``cls`` (bound at the call), else 0."""
+        node = self.functions[key]
+        if key[0] is None:
+            return 0
+        return 0 if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list) else 1
+
+    def is_property(self, key: Key) -> bool:
+        return any(self.ix.qualname(d) == "functools.cached_property" or isinstance(d, ast.Name) and d.id == "property"
+                   for d in self.functions[key].decorator_list)
+
+    def is_classmethod(self, key: Key) -> bool:
+        return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in self.functions[key].decorator_list)
+
+    def kernel_name(self, stmt: ast.AST, cls: str | None) -> str | None:
+        """The name of the kernel ``stmt`` defines (for the lambdas of its decorators), if it is one."""
+        if not isinstance(stmt, ast.FunctionDef):
+            return None
+        if cls is None:
+            return stmt.name if stmt.name in self.ix.jit else None
+        return f"{cls}.{stmt.name}" if (cls, stmt.name) in self.ix.jit_methods else None
+
+    def skipped_nodes(self) -> set[int]:
+        """The reference Model and the input generators: not the candidate's code path."""
+        skip: set[int] = set()
+        for node in self.ix.tree.body:
+            if isinstance(node, ast.ClassDef) and node.name in self.model_like:
+                skip.update(id(n) for n in ast.walk(node))
+            if isinstance(node, ast.FunctionDef) and node.name in EXCLUDED_FUNCS:
+                skip.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(self.ix.tree):
+            if isinstance(node, ast.FunctionDef) and id(node) in self.kernel_ids:
+                skip.update(id(n) for n in ast.walk(node))  # decorators: analysed with the module
+        return skip
+
+    # --- reachability ----------------------------------------------------------------------------
+    def _path(self) -> set[Key]:
+        roots = {k for k in self.functions if k[0] is not None and k[0] not in self.model_like
+                 and (k[1] in ENTRY_METHODS or _implicit(k[1]))}
+        for node in ast.walk(self.ix.tree):
+            if not isinstance(node, ast.Call):
+                roots |= self._value_refs(node)
+        return self._closure({k for k in roots if not (k[0] is None and k[1] in EXCLUDED_FUNCS)})
+
+    def _closure(self, roots: set[Key]) -> set[Key]:
+        seen = {k for k in roots if k in self.functions}
+        todo = list(seen)
+        while todo:
+            key = todo.pop()
+            for r in self._refs(self.functions[key]):
+                if r not in seen:
+                    seen.add(r)
+                    todo.append(r)
+        return seen
+
+    def _refs(self, root: ast.AST) -> set[Key]:
+        out: set[Key] = set()
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and (None, node.id) in self.functions:
+                out.add((None, node.id))
+            elif isinstance(node, ast.Name) and node.id in self.ix.classes:  # built (or its __init__ run) here
+                for c in [*self.mro(node.id), *[k for k in self.ix.classes if node.id in self.mro(k)]]:
+                    out |= {k for k in self.functions if k[0] == c and (k[1] in ("__init__", *ENTRY_METHODS)
+                                                                       or _implicit(k[1]))}
+            elif isinstance(node, ast.Attribute) and node.attr in self.method_names:
+                out |= {k for k in self.functions if k[1] == node.attr and k[0] is not None}
+        return out
+
+    def _refs_module(self) -> set[Key]:
+        """Functions module-level code refers to (statements, class bodies, decorators, defaults)."""
+        out: set[Key] = set()
+
+        def visit(stmts):
+            for s in stmts:
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
+                    for x in [*s.decorator_list, *s.args.defaults, *(d for d in s.args.kw_defaults if d)]:
+                        out.update(self._refs(x))
+                elif isinstance(s, ast.ClassDef):
+                    if s.name not in self.model_like:
+                        for x in [*s.decorator_list, *s.bases]:
+                            out.update(self._refs(x))
+                        visit(s.body)
+                else:
+                    out.update(self._refs(s))
+        visit(self.ix.tree.body)
+        return out
+
+    def _value_refs(self, node: ast.AST) -> set[Key]:
+        """Functions named as a value by one of ``node``'s direct children (not called)."""
+        out: set[Key] = set()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and (None, child.id) in self.functions:
+                out.add((None, child.id))
+            elif isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name) and child.value.id == "self":
+                out |= {k for k in self.functions if k[0] is not None and k[1] == child.attr and k[1] != "__init__"}
+        return out
+
+
+def grid_callables(ix: ModuleIndex, plan: Plan) -> set[int]:
+    """Lambdas and functions only ever used as a Triton launch grid (``k[grid](...)``), directly, through a
+    name, or through a parameter of the candidate's own function that is itself only used as one: Triton
+    calls them with the launch's meta dict."""
+    parents = {id(c): p for p in ast.walk(ix.tree) for c in ast.iter_child_nodes(p)}
+
+    def grid_slot(node: ast.AST) -> bool:
+        p = parents.get(id(node))
+        return (isinstance(p, ast.Subscript) and p.slice is node and isinstance(parents.get(id(p)), ast.Call)
+                and parents[id(p)].func is p)
+
+    grid_params: dict[Key, set[str]] = {}
+    for key, fn in plan.functions.items():
+        loads: dict[str, list[ast.Name]] = {}
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                loads.setdefault(n.id, []).append(n)
+        args = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+        grid_params[key] = {a for a in args if loads.get(a) and all(grid_slot(n) for n in loads[a])}
+
+    def to_grid_param(node: ast.AST) -> bool:
+        call = parents.get(id(node))
+        if not isinstance(call, ast.Call) or call.func is node:
+            kw = call if isinstance(call, ast.keyword) else None
+            if kw is None or kw.arg is None:
+                return False
+            call = parents.get(id(kw))
+            keys = _callees(call, plan) if isinstance(call, ast.Call) else []
+            return bool(keys) and all(kw.arg in grid_params.get(k, set()) for k in keys)
+        if node not in call.args or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        i = call.args.index(node)
+        keys = _callees(call, plan)
+        return bool(keys) and all(_param_at(plan, k, i) in grid_params.get(k, set()) for k in keys)
+
+    out: set[int] = set()
+    named: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(ix.tree):
+        if isinstance(node, ast.Lambda) and (grid_slot(node) or to_grid_param(node)):
+            out.add(id(node))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    named.setdefault(t.id, []).append(node.value)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not isinstance(
+                parents.get(id(node)), ast.Module | ast.ClassDef):  # nested defs (module ones are functions)
+            named.setdefault(node.name, []).append(node)
+    for name, defs in named.items():
+        uses = [n for n in ast.walk(ix.tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        if all(grid_slot(n) or to_grid_param(n) for n in uses):  # an unused one too
+            out.update(id(d) for d in defs)
+    return out
+
+
+def _callees(call: ast.Call, plan: Plan) -> list[Key]:
+    f = call.func
+    if isinstance(f, ast.Name) and (None, f.id) in plan.functions:
+        return [(None, f.id)]
+    if isinstance(f, ast.Attribute):
+        return [k for k in plan.functions if k[0] is not None and k[1] == f.attr]
+    return []
+
+
+def _param_at(plan: Plan, key: Key, i: int) -> str | None:
+    fn = plan.functions[key]
+    names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]][plan.offset(key):]
+    return names[i] if i < len(names) else None
+
+
+def _record_class(node: ast.ClassDef, ix: ModuleIndex) -> bool:
+    """A dataclass or a typing.NamedTuple class: its constructor stores its arguments as fields."""
+    decos = [ix.qualname(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    return "dataclasses.dataclass" in decos or any(ix.qualname(b) in ("typing.NamedTuple", "typing_extensions.NamedTuple")
+                                                   for b in node.bases)
+
+
+def _fields(node: ast.ClassDef) -> list[str]:
+    return [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+            and "ClassVar" not in ast.dump(s.annotation)]
+
+
+def _implicit(name: str) -> bool:
+    return name != "__init__" and name.startswith("__") and name.endswith("__")
+
+
+def _order(k: Key) -> tuple[str, str]:
+    return (k[0] or "", k[1])

@@ -1,0 +1,293 @@
+"""Whole-file policy rules of the static gate (`leap.sandbox.gate.static_gate`), independent of the data
+path: imports, forbidden names (also a library re-entered through an attribute, ``torch.nn.init.torch``),
+modules used as plain values, dunders, rebinding of names the analysis relies on, stores into imported
+modules, the environment, streams, dynamic attribute access, autotune sizes."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate.static_index import ModuleIndex
+
+MAX_AUTOTUNE_CONFIGS = 64
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule broken at one place of the candidate's source (1-based line, 0-based column)."""
+
+    rule: str
+    line: int
+    col: int
+    message: str
+
+
+def forbidden_qualname(q: str) -> str | None:
+    """Why a fully qualified name is rejected wherever it appears, or None."""
+    root = q.split(".")[0]
+    if root not in T.ALLOWED_IMPORT_ROOTS:
+        return f"module {root} is not allowed"
+    if root == "os" and q not in T.OS_ALLOWED:
+        return f"{q} is not allowed"
+    if root == "sys" and q not in T.SYS_ALLOWED:
+        return f"{q} is not allowed"
+    for p in T.FORBIDDEN_PREFIXES:
+        if q == p or q.startswith(p + "."):
+            return f"{q} is not allowed"
+    parts = q.split(".")
+    if any(p.startswith("_") and not (p in T.ALLOWED_DUNDER_ATTRS or p == "__future__") for p in parts[1:]):
+        return f"private name {q}"
+    again = T.reentry(q)
+    if again is not None:
+        return f"{q} reaches module {again} through an attribute"
+    if root == "torch" and len(parts) == 2 and parts[1].startswith("set_"):
+        return f"{q} changes global state"
+    return None
+
+
+class PolicyVisitor(ast.NodeVisitor):
+    """Whole-file rules that do not depend on the data path."""
+
+    def __init__(self, index: ModuleIndex):
+        self.index = index
+        self.problems: list[Finding] = []
+        self.parents: dict[int, ast.AST] = {}
+
+    def run(self, tree: ast.Module) -> list[Finding]:
+        for parent in ast.walk(tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[id(child)] = parent
+        self.visit(tree)
+        return self.problems
+
+    def add(self, node: ast.AST, rule: str, msg: str) -> None:
+        self.problems.append(Finding(rule, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), msg))
+
+    # --- statements -------------------------------------------------------------------------------
+    def visit_Try(self, node: ast.AST) -> None:
+        self.add(node, "try_except", "try/except is not allowed")
+        self.generic_visit(node)
+
+    visit_TryStar = visit_Try
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            self._check_binding(node, a.asname or a.name.split(".")[0])
+            why = forbidden_qualname(a.name)
+            if why:
+                self.add(node, "import", f"import {a.name}: {why}")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            self.add(node, "import", "relative import")
+            return
+        mod = node.module or ""
+        why = forbidden_qualname(mod)
+        for a in node.names:
+            self._check_binding(node, a.asname or a.name)
+            why = why or (None if a.name == "*" else forbidden_qualname(f"{mod}.{a.name}"))
+            if a.name == "*":
+                why = why or "star import"
+        if why:
+            self.add(node, "import", f"from {mod} import ...: {why}")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._check_binding(node, node.name)
+        a = node.args
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None:
+                self._check_binding(node, arg.arg)
+        if isinstance(node, ast.AsyncFunctionDef):
+            self.add(node, "async", "async functions are not allowed")
+        if _is_dunder(node.name) and node.name not in T.ALLOWED_DUNDER_DEFS:
+            self.add(node, "dunder_def", f"defining {node.name} is not allowed")
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call) and self.index.qualname(d.func) == "triton.autotune":
+                n = _autotune_size(d)
+                if n is not None and n > MAX_AUTOTUNE_CONFIGS:
+                    self.add(node, "autotune", f"autotune over {n} configs (at most {MAX_AUTOTUNE_CONFIGS})")
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _check_binding(self, node: ast.AST, name: str) -> None:
+        if name in T.PROTECTED_NAMES:
+            self.add(node, "rebind_builtin", f"rebinding the builtin {name} is not allowed")
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+            self._check_binding(node, arg.arg)
+        self.generic_visit(node)
+
+    def visit_alias(self, node: ast.alias) -> None:
+        self._check_binding(node, node.asname or node.name.split(".")[0])
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._check_binding(node, node.name)
+        for b in node.bases:
+            q = self.index.qualname(b)
+            if q and (q == "torch.Tensor" or q.startswith("torch._C") or q.startswith("torch.Tensor")):
+                self.add(node, "tensor_subclass", f"class {node.name} subclasses torch.Tensor")
+        if any(k.arg == "metaclass" for k in node.keywords):
+            self.add(node, "metaclass", f"class {node.name} sets a metaclass")
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    if isinstance(t, ast.Name) and _is_dunder(t.id):
+                        self.add(stmt, "dunder_def", f"class attribute {t.id} is not allowed")
+        self.generic_visit(node)
+
+    def _check_store(self, target: ast.AST, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Tuple | ast.List):
+            for e in target.elts:
+                self._check_store(e, stmt)
+            return
+        if isinstance(target, ast.Starred):
+            self._check_store(target.value, stmt)
+            return
+        if isinstance(target, ast.Attribute | ast.Subscript):
+            base = target.value
+            q = self.index.qualname(base)
+            if q == "os.environ" and isinstance(target, ast.Subscript):
+                key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+                if key not in T.ENV_WRITABLE:
+                    self.add(stmt, "environ", f"setting environment variable {key!r} is not allowed")
+                return
+            if q is not None:
+                self.add(stmt, "monkey_patch", f"assignment to an attribute of imported {q}")
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._check_store(t, node)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign | ast.AnnAssign) -> None:
+        self._check_store(node.target, node)
+        self.generic_visit(node)
+
+    visit_AnnAssign = visit_AugAssign
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for t in node.targets:
+            self._check_store(t, node)
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        ix = self.index
+        for name in node.names:
+            if name in ix.imports or name in ix.aliases or name in ix.functions or name in ix.classes:
+                self.add(node, "global_rebind", f"global {name} rebinds a module-level import, function or class")
+        self.generic_visit(node)
+
+    def _module_value(self, node: ast.AST, q: str) -> None:
+        """A module may be named only to reach into it (``mod.name``) or to alias it (``m = mod``): as a plain
+        value it escapes the name checks (``m = os if c else 0; m.system(...)``)."""
+        if not T.is_module(q):
+            return
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return
+        if (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)):
+            return
+        if (isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name)
+                and parent.func.id in ("hasattr", "isinstance")):
+            return
+        self.add(node, "module_value", f"module {q} used as a value (only mod.name or an alias m = mod)")
+
+    def visit_Await(self, node: ast.AST) -> None:
+        self.add(node, "async", "await is not allowed")
+        self.generic_visit(node)
+
+    # --- expressions ------------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.defined_names:
+            self.add(node, "builtin", f"{node.id} is not allowed")
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self._check_binding(node, node.id)
+        elif node.id in T.DYNAMIC_BUILTINS:
+            parent = self.parents.get(id(node))
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                self.add(node, "dynamic_attr", f"the builtin {node.id} may only be called directly, not used as a value")
+        q = self.index.imports.get(node.id) or self.index.aliases.get(node.id)
+        if q is not None and isinstance(node.ctx, ast.Load):
+            self._check_qualname(node, q)
+            self._module_value(node, q)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
+            self.add(node, "dunder", f"attribute {node.attr} is not allowed")
+        if node.attr == "__init__" and not self._init_base_ok(node.value):
+            self.add(node, "dunder", "calling __init__ other than through super() or a class is not allowed")
+        if node.attr in T.FORBIDDEN_METHODS:
+            self.add(node, "method", f".{node.attr} is not allowed")
+        parent = self.parents.get(id(node))
+        if not (isinstance(parent, ast.Attribute) and parent.value is node):
+            q = self.index.qualname(node)
+            if q is not None:
+                self._check_qualname(node, q)
+                if isinstance(node.ctx, ast.Load):
+                    self._module_value(node, q)
+                return  # the chain's inner names are part of this qualified name
+        self.generic_visit(node)
+
+    def _init_base_ok(self, base: ast.expr) -> bool:
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+            return True
+        return self.index.qualname(base) is not None or (isinstance(base, ast.Name) and base.id in self.index.classes)
+
+    def _check_qualname(self, node: ast.AST, q: str) -> None:
+        why = forbidden_qualname(q)
+        if why:
+            self.add(node, "forbidden_name", why)
+            return
+        if q == "os.environ":
+            parent = self.parents.get(id(node))  # only os.environ[KEY] = value (KEY checked at the store)
+            if not (isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Store)):
+                self.add(node, "environ", "reading or changing the environment is not allowed")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        if self.index.qualname(f) in T.STREAM_CTORS or (
+                isinstance(f, ast.Attribute) and f.attr == "create_stream" and not node.args and not node.keywords):
+            self.add(node, "stream", "creating a new stream is not allowed")
+        if isinstance(f, ast.Name) and f.id not in self.index.defined_names:
+            if f.id in ("getattr", "setattr", "delattr", "hasattr"):
+                if len(node.args) < 2 or not (isinstance(node.args[1], ast.Constant)
+                                              and isinstance(node.args[1].value, str)):
+                    self.add(node, "dynamic_attr", f"{f.id} with a computed name is not allowed")
+                elif _is_dunder(node.args[1].value) and node.args[1].value not in T.ALLOWED_DUNDER_ATTRS:
+                    self.add(node, "dunder", f"{f.id} of {node.args[1].value} is not allowed")
+                if f.id in ("setattr", "delattr") and node.args and self.index.qualname(node.args[0]):
+                    self.add(node, "monkey_patch", f"{f.id} on an imported module or class")
+            if f.id == "type" and len(node.args) == 3:
+                self.add(node, "dynamic_class", "type() with three arguments is not allowed")
+        self.generic_visit(node)
+
+
+def _autotune_size(call: ast.Call) -> int | None:
+    """How many configs an ``@triton.autotune(configs=...)`` literal or comprehension spells, if known."""
+    node = next((k.value for k in call.keywords if k.arg == "configs"), call.args[0] if call.args else None)
+    if isinstance(node, ast.List | ast.Tuple):
+        return len(node.elts)
+    if isinstance(node, ast.ListComp):
+        total = 1
+        for g in node.generators:
+            it = g.iter
+            if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+                return None
+            try:
+                vals = [ast.literal_eval(a) for a in it.args]
+            except ValueError:
+                return None
+            total *= len(range(*vals))
+        return total
+    return None
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
