@@ -65,6 +65,7 @@ class DataPath(ExprKinds, StmtKinds):
         self.free_writes: list[set[str]] = []   # per callable being analysed: enclosing names it changed
         self.meta_kernels: str | None = None
         self.callables: dict[str, set[str]] = {}
+        self.callable_rets: dict[str, Kind] = {}
         self.seen, self.rets, self.mutates, self.attrs = Book(), Book(), Book(), Book()
         self.module, self.kargs, self.binds = Book(), Book(), Book()
         self.sigs = kernel_sigs(index)
@@ -113,7 +114,7 @@ class DataPath(ExprKinds, StmtKinds):
     def _pass(self) -> None:
         self.launched = set()
         self.sink = self.launched
-        self.callables = {}
+        self.callables, self.callable_rets = {}, {}
         self._module_pass()
         for mode, keys in (("import", self.plan.import_keys), ("init", self.plan.init_keys),
                            ("path", self.plan.path_keys)):
@@ -162,6 +163,8 @@ class DataPath(ExprKinds, StmtKinds):
                 self.meta_kernels = None
             key = (cls, stmt.name)
             defaults = self._defaults(stmt, env)
+            if kernel is not None:
+                self._kernel_constants(stmt, kernel, defaults)
             if key in self.funcs and self.funcs[key].node is stmt:
                 self.funcs[key].defaults = defaults
         elif isinstance(stmt, ast.ClassDef):
@@ -187,6 +190,23 @@ class DataPath(ExprKinds, StmtKinds):
             self._body(stmt.orelse, env)
         elif not isinstance(stmt, ast.Import | ast.ImportFrom):
             self._stmt(stmt, env)
+
+    def _kernel_constants(self, stmt: ast.FunctionDef, kernel: str, defaults: dict[str, Kind]) -> None:
+        """What a kernel's body gets without a launch argument: its defaults and the values its heuristics
+        compute (they reach ``tl.constexpr`` parameters) must be constants or kernels."""
+        found = [(stmt, f"default of {n}", k) for n, k in defaults.items()]
+        for d in stmt.decorator_list:
+            if isinstance(d, ast.Call) and self.ix.qualname(d.func) == "triton.heuristics" and d.args and isinstance(
+                    d.args[0], ast.Dict):
+                for key, v in zip(d.args[0].keys, d.args[0].values, strict=True):
+                    k = self.callable_rets.get(str(id(v)), UNKNOWN) if isinstance(v, ast.Lambda) else UNKNOWN
+                    if isinstance(v, ast.Name) and (None, v.id) in self.funcs:
+                        k = self.rets.get((None, v.id))
+                    found.append((v, f"heuristic {ast.unparse(key) if key else '?'}", k))
+        for node, what, k in found:
+            if k.maybe_tensor or k.tag not in (Tag.SCALAR, Tag.NONE, Tag.JIT):
+                self.flag(node, f"{what} of kernel {kernel} is not a constant or a kernel (kind {k.tag.value})",
+                          "kernel_args")
 
     def _defaults(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, env) -> dict[str, Kind]:
         a = node.args
@@ -224,7 +244,10 @@ class DataPath(ExprKinds, StmtKinds):
         defaults = self._defaults(node, env)
         a = node.args
         scope = dict(env)
-        for n, k in self.binds.where(id(self.scopes[-1])).items():
+        enclosing = self.scopes[-1]
+        joined = (self.binds.where(id(enclosing)) if not isinstance(enclosing, ast.Module)
+                  else {n: self.module.get(n) for n in scope})
+        for n, k in joined.items():
             scope[n] = merge(scope.get(n, UNSET), k)
         for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
             scope[x.arg] = merge(params, defaults.get(x.arg, UNSET))
@@ -238,9 +261,10 @@ class DataPath(ExprKinds, StmtKinds):
         self.scopes.append(node)
         try:
             if isinstance(node, ast.Lambda):
-                self._kind(node.body, scope, node)
+                ret = self._kind(node.body, scope, node)
             else:
-                self._body(node.body, scope)
+                ret = UNKNOWN if S.yields(node) else self._body(node.body, scope)
+            self.callable_rets[cid] = merge(self.callable_rets.get(cid, UNSET), ret)
         finally:
             self.scopes.pop()
             self.mode, self.fn_key, self.sink, self.comp_env, self.loop_snaps, self.meta_kernels = state

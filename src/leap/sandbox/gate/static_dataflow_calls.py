@@ -49,7 +49,7 @@ def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
             return user_call(dp, Kind(Tag.USERFN, f.id), args, env)
         if f.id in dp.module.cur or f.id in dp.module.nxt:
             return call_value(dp, e, dp.module_kind(f.id), args, env)
-        return builtin(dp, e, f.id, args)
+        return dunder_builtin(dp, e, f.id, args, env) or builtin(dp, e, f.id, args)
     if isinstance(f, ast.Attribute):
         q = dp.ix.qualname(f)
         if q is not None:
@@ -266,7 +266,24 @@ def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, 
             r = user_call(dp, _fn(fwd[0]), args, env)
             return TENSOR if r in (UNKNOWN, UNSET) else r
         return TENSOR
-    return call_value(dp, e, dp.self_kind(cls, attr), args, env)
+    fk = dp.self_kind(cls, attr)
+    if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD:  # a function stored on the class binds the instance
+        with_self = CallArgs([kb, *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star, args.kwstar)
+        return merge(user_call(dp, fk, args, env), user_call(dp, fk, with_self, env))
+    return call_value(dp, e, fk, args, env)
+
+
+def dunder_builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs, env) -> Kind | None:
+    """``len(h)``, ``str(h)``, ``repr(h)``, ``format(h)`` of the candidate's instance run its dunder method:
+    what it returns (a tensor's data, say) is what the builtin gives."""
+    if not args.pos or args.pos[0].tag is not Tag.USERMOD:
+        return None
+    names = {"len": ("__len__",), "str": ("__str__", "__repr__"), "repr": ("__repr__",),
+             "format": ("__format__", "__str__", "__repr__")}.get(name, ())
+    keys = [k for n in names for k in dp.plan.resolve(args.pos[0].arg, n)]
+    if not keys:
+        return None
+    return K.join(user_call(dp, _fn(k), CallArgs(args.pos[1:], args.nodes[1:]), env) for k in keys)
 
 
 def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:

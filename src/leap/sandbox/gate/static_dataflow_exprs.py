@@ -95,10 +95,16 @@ class ExprKinds:
             return k
         if isinstance(e, ast.Starred):
             return self._kind(e.value, env, stmt)
-        if isinstance(e, ast.JoinedStr | ast.FormattedValue):
-            for child in ast.iter_child_nodes(e):
-                self._kind(child, env, stmt)
-            return SCALAR
+        if isinstance(e, ast.JoinedStr):
+            return K.join([SCALAR, *(self._kind(v, env, stmt) for v in e.values)])
+        if isinstance(e, ast.FormattedValue):  # the text of a tensor is its data; an instance's, its __str__'s
+            k = self._kind(e.value, env, stmt)
+            if e.format_spec is not None:
+                self._kind(e.format_spec, env, stmt)
+            if k.tag is Tag.USERMOD:
+                keys = [x for n in ("__format__", "__str__", "__repr__") for x in self.plan.resolve(k.arg, n)]
+                k = K.join(user_call(self, Kind(Tag.USERFN, f"{x[0]}.{x[1]}"), of_kinds([]), env) for x in keys)
+            return TENSOR if k.maybe_tensor and k.tag is not Tag.UNSET else SCALAR
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr):
                 self._kind(child, env, stmt)
@@ -150,6 +156,8 @@ class ExprKinds:
 
     def _name(self, e: ast.Name, env: dict[str, Kind]) -> Kind:
         if e.id in env:
+            if isinstance(self.scopes[-1], ast.Module):  # module names: every value they get anywhere
+                return merge(env[e.id], self.module.get(e.id))
             return env[e.id]
         if e.id in ("self", "cls") and self.cur_cls is not None:
             return Kind(Tag.USERMOD if e.id == "self" else Tag.CLASS, self.cur_cls)

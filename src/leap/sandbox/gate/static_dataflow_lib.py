@@ -66,7 +66,10 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
             if TENSOR in args.kinds():
                 dp.compute(e, last, f"{q} on a tensor")
             return SCALAR
-        if last == "Config":
+        if last == "Config":  # its values reach tl.constexpr parameters
+            for k in [*args.pos[:1], *(v for n, v in args.kw.items() if n != "pre_hook")]:
+                if k.maybe_tensor or K.host_object(k):
+                    dp.flag(e, "a triton.Config value is not a constant", "kernel_args")
             return OPAQUE
     elif root in ("cupy", "numpy"):
         return _array_call(dp, e, q, last, args)

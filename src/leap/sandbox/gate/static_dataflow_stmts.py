@@ -291,11 +291,11 @@ class StmtKinds:
         if isinstance(target, ast.Attribute):
             base = target.value
             if isinstance(base, ast.Name) and base.id == "self" and "self" not in env:
-                self.store_self(self.cur_cls, target.attr, K.container_of(self.self_kind(self.cur_cls, target.attr), item))
+                self.store_self(self.cur_cls, target.attr, K.items(item))
                 return
             kb = self._kind(base, env, at)
             if kb.tag in (Tag.USERMOD, Tag.CLASS):
-                self.store_self(kb.arg, target.attr, K.container_of(self.self_kind(kb.arg, target.attr), item))
+                self.store_self(kb.arg, target.attr, K.items(item))
             elif item.maybe_tensor and not self._kind(target, env, at).maybe_tensor:
                 self.unknown(at, "storing into a container the gate cannot follow")
             return
@@ -309,18 +309,17 @@ class StmtKinds:
         for m in sorted(group):
             if (m != target.id and m in atoms) or m in self.ix.imports or m in self.ix.aliases:
                 continue
-            if "." in m:
+            if "." in m:  # an attribute path: the object's table of attributes gets it
                 root, attr = m.split(".", 1)
-                if root == "self" and "self" not in env:
-                    self.store_self(self.cur_cls, attr, K.container_of(self.self_kind(self.cur_cls, attr), item))
-                    continue
-                kb = env.get(root, UNSET)
+                kb = Kind(Tag.USERMOD, self.cur_cls) if root == "self" and "self" not in env else env.get(root, UNSET)
                 if kb.tag is Tag.USERMOD:
-                    self.store_self(kb.arg, attr, K.container_of(self.self_kind(kb.arg, attr), item))
+                    self.store_self(kb.arg, attr, K.items(item))
                 continue
-            old = env[m] if m in env else self._name(ast.Name(m, ast.Load()), env)
             self._param_store(m, item, at)
-            self.rebind(m, K.container_of(old, item), env)
+            if m in env:
+                self.rebind(m, K.container_of(env[m], item), env)
+            else:  # a module-level container (the book joins it with its other values)
+                self.store_module(m, K.items(item))
 
     def _param_store(self, name: str, item: Kind, at: ast.AST) -> None:
         """A store into a container a parameter refers to: the caller's argument holds ``item`` too

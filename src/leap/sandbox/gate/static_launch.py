@@ -63,6 +63,9 @@ def check_launch(dp: Analysis, node: ast.AST, kernels: tuple[str, ...], args: Ca
         for p, k in bound.items():
             dp.kargs.add((name, p), k)
             _check(dp, node, name, p, k, constexpr=p in sig.constexpr)
+        for p, k in args.kw.items():  # launch options (num_warps, ...): constants
+            if p not in sig.params:
+                _check(dp, node, name, p, k, constexpr=True)
 
 
 def _check(dp: Analysis, node: ast.AST, kernel: str, param: str, k: Kind, constexpr: bool) -> None:

@@ -54,6 +54,8 @@ class PolicyVisitor(ast.NodeVisitor):
         self.index = index
         self.problems: list[Finding] = []
         self.parents: dict[int, ast.AST] = {}
+        self.import_names = {(a.asname or a.name).split(".")[0] if not a.asname else a.asname
+                             for n in ast.walk(index.tree) if isinstance(n, ast.Import) for a in n.names}
 
     def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
@@ -182,10 +184,10 @@ class PolicyVisitor(ast.NodeVisitor):
                 self.add(node, "global_rebind", f"global {name} rebinds a module-level import, function or class")
         self.generic_visit(node)
 
-    def _module_value(self, node: ast.AST, q: str) -> None:
+    def _module_value(self, node: ast.AST, q: str, name: str = "") -> None:
         """A module may be named only to reach into it (``mod.name``) or to alias it (``m = mod``): as a plain
         value it escapes the name checks (``m = os if c else 0; m.system(...)``)."""
-        if not T.is_module(q):
+        if not (T.is_module(q) or name in self.import_names):
             return
         parent = self.parents.get(id(node))
         if isinstance(parent, ast.Attribute) and parent.value is node:
@@ -215,7 +217,7 @@ class PolicyVisitor(ast.NodeVisitor):
         q = self.index.imports.get(node.id) or self.index.aliases.get(node.id)
         if q is not None and isinstance(node.ctx, ast.Load):
             self._check_qualname(node, q)
-            self._module_value(node, q)
+            self._module_value(node, q, node.id)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
