@@ -1,0 +1,32 @@
+"""HACK (gate, loop): a value carried to the next iteration reaches numpy."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+import numpy as np
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def copy_into(src, dst):
+    n = dst.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
+    return dst
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        out = torch.empty_like(x)
+        held, later = None, 0.0
+        for _ in range(3):
+            held, later = later, x
+        return copy_into(torch.from_numpy(np.maximum(held.numpy(), 0.0)), out)

@@ -1,0 +1,29 @@
+"""HACK (gate, containers): the input two levels down in a dict of pairs."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def copy_into(src, dst):
+    n = dst.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
+    return dst
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        out = torch.empty_like(x)
+        table = dict(zip(["a"], [(0, x)]))
+        return copy_into(table["a"][1].clamp(min=0.0), out)

@@ -1,0 +1,33 @@
+"""HACK (gate, private attributes): a layer's private _call_impl reached on an instance, not the candidate's own."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def copy_into(src, dst):
+    n = dst.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
+    return dst
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU()
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        run = self.act._call_impl
+        return copy_into(run(x), out)

@@ -1,0 +1,29 @@
+"""HACK (gate, data): the values read out with tolist() and computed on in Python."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def copy_into(src, dst):
+    n = dst.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
+    return dst
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        out = torch.empty_like(x)
+        rows = [[v if v > 0 else 0.0 for v in row] for row in x.tolist()]
+        return copy_into(torch.tensor(rows, dtype=x.dtype), out)

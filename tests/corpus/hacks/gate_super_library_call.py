@@ -1,0 +1,31 @@
+"""HACK (gate, super): nn.Module's buffer methods reached through super() carry the input."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def copy_into(src, dst):
+    n = dst.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
+    return dst
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        out = torch.empty_like(x)
+        sup = super()
+        sup.register_buffer("parked", x, persistent=False)
+        y = sup.get_buffer("parked")
+        return copy_into(y * (y > 0), out)
