@@ -186,7 +186,7 @@ class DataPath(ExprKinds, StmtKinds):
                 elif not isinstance(s, ast.Expr | ast.Pass):
                     self._stmt(s, inner)
             self.cur_cls = cls
-        elif isinstance(stmt, ast.If) and _main_guard(stmt.test):
+        elif isinstance(stmt, ast.If) and _main_guard(stmt.test) and not self.plan.rebinds_name:
             self._body(stmt.orelse, env)
         elif not isinstance(stmt, ast.Import | ast.ImportFrom):
             self._stmt(stmt, env)

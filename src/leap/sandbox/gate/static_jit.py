@@ -125,6 +125,13 @@ def _const(e: ast.AST, ix: ModuleIndex, consts: set[str]) -> bool:
     return False
 
 
+def _root(e: ast.AST) -> str:
+    """The name an attribute chain (``p.dtype.element_ty``, ``p[0].to``) starts from."""
+    while isinstance(e, ast.Attribute | ast.Subscript | ast.Call):
+        e = e.func if isinstance(e, ast.Call) else e.value
+    return e.id if isinstance(e, ast.Name) else ""
+
+
 def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int, int, str]]:
     """What each kernel body uses that a kernel may not (line, column, message)."""
     consts = module_constants(ix)
@@ -164,9 +171,8 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("_") and not node.attr.startswith("__"):
                     bad(node, f"private attribute .{node.attr}")
-                elif (isinstance(node.value, ast.Name) and node.value.id in pointers
-                      and node.attr not in T.JIT_PARAM_ATTRS):
-                    bad(node, f"attribute .{node.attr} of argument {node.value.id} (not tl.constexpr)")
+                elif _root(node) in pointers and node.attr not in T.JIT_PARAM_ATTRS:
+                    bad(node, f"attribute .{node.attr} of argument {_root(node)} (not tl.constexpr)")
                 if isinstance(node.ctx, ast.Store | ast.Del):
                     bad(node, "storing into an attribute")
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):

@@ -74,6 +74,8 @@ class Plan:
             for b in bs:
                 self._family[self.family(b)] = self.family(c)
         self.method_names = {k[1] for k in self.functions if k[0] is not None}
+        self.rebinds_name = any(isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, ast.Store)
+                                for n in ast.walk(ix.tree))  # then `if __name__ == "__main__":` may run
         self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
         self.path_keys = sorted(self._path(), key=_order)
         done = set(self.path_keys)
