@@ -52,6 +52,8 @@ HACKS = {
                          None),
     "closure_fills": ("box = [0.0]\ndef put(t):\n    box.append(t)\nput(x)\nv = box[1]\n" + NP, "", "", None),
     "module_box_alias": ("BOX.append(x)\nv = ALIAS[1]\n" + NP, "BOX = [0.0]\nALIAS = BOX\n", "", None),
+    "returned_global_list": ("b = get()\nb.append(x)\nv = BOX[1]\n" + NP, "BOX = [0.0]\ndef get():\n    return BOX\n", "",
+                             None),
     # 8. globals and nonlocals
     "global_write": ("stash(x)\nv = G\n" + NP, "G = 0.0\ndef stash(t):\n    global G\n    G = t\n", "", None),
     "nonlocal_write": ("v = 0.0\ndef f():\n    nonlocal v\n    v = x\nf()\n" + NP, "", "", None),

@@ -306,6 +306,10 @@ class StmtKinds:
         scope = self.scopes[-1]
         group = S.alias_groups(scope).get(target.id, frozenset({target.id}))
         atoms = S.scalar_names(scope)
+        old = env.get(target.id) or self._name(target, env)
+        came = S.origins(scope).get(target.id, frozenset()) | {target.id}
+        if item.maybe_tensor and not old.maybe_tensor and came & S.opaque_names(scope):
+            self.unknown(at, f"storing into {target.id}, which may be a container held elsewhere")
         for m in sorted(group):
             if (m != target.id and m in atoms) or m in self.ix.imports or m in self.ix.aliases:
                 continue

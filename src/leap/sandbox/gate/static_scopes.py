@@ -179,6 +179,74 @@ def alias_groups(scope: Scope) -> dict[str, frozenset[str]]:
     return {n: frozenset(groups[find(n)]) for n in parent}
 
 
+_FRESH = frozenset({"list", "dict", "set", "tuple", "frozenset", "sorted", "reversed"})
+
+
+@lru_cache(maxsize=4096)
+def origins(scope: Scope) -> dict[str, frozenset[str]]:
+    """For each name of ``scope``, the names its object may have come from (``b = a``, ``b = a[0]``,
+    ``for b in a``), transitively; what is stored into it (``b.append(a)``) is not an origin."""
+    edges: dict[str, set[str]] = {}
+    for node in own_nodes(scope):
+        pairs = []
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            pairs = [(node.target, node.iter)]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            pairs = [(node.optional_vars, node.context_expr)]
+        for t, v in pairs:
+            for n in _targets(t):
+                edges.setdefault(n, set()).update(sources(v))
+    out: dict[str, frozenset[str]] = {}
+    for n in edges:
+        seen, todo = set(), [n]
+        while todo:
+            m = todo.pop()
+            for o in edges.get(m, ()):
+                if o not in seen:
+                    seen.add(o)
+                    todo.append(o)
+        out[n] = frozenset(seen)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def opaque_names(scope: Scope) -> frozenset[str]:
+    """Names of ``scope`` bound (somewhere) to an object that may also be held where no name of this scope
+    shows it: the result of a call (a function may return a global's list), a ``with`` target, a loop over
+    a call's result. A tensor stored into such a container cannot be followed."""
+    out: set[str] = set()
+    for node in own_nodes(scope):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if _opaque(node.value):
+                for t in targets:
+                    out |= {n for n in _targets(t) if "." not in n}
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension) and _opaque(node.iter):
+            out |= {n for n in _targets(node.target) if "." not in n}
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            out |= {n for n in _targets(node.optional_vars) if "." not in n}
+    return frozenset(out)
+
+
+def _opaque(e: ast.AST) -> bool:
+    """A value that may be an object held elsewhere (not a literal, a name, an item or an attribute the
+    alias groups follow, nor a fresh container or scalar from a builtin)."""
+    if isinstance(e, ast.Call):
+        f = e.func
+        return not (isinstance(f, ast.Name) and (f.id in _FRESH or f.id in _SCALAR_CALLS)) and not _atomic(e)
+    if isinstance(e, ast.IfExp):
+        return _opaque(e.body) or _opaque(e.orelse)
+    if isinstance(e, ast.BoolOp):
+        return any(_opaque(v) for v in e.values)
+    if isinstance(e, ast.Subscript | ast.Attribute | ast.Starred):
+        return _opaque(e.value)
+    return isinstance(e, ast.Yield | ast.YieldFrom | ast.Await)
+
+
 @lru_cache(maxsize=4096)
 def scalar_names(scope: Scope) -> frozenset[str]:
     """Names every binding of which in ``scope`` is a fresh scalar (a number from arithmetic, a length, a
