@@ -194,6 +194,17 @@ def test_tensor_into_a_helper_constructor_is_followed():
     assert_rejected(triton_src("self.box.t = x\nv = self.box.t\n" + NP, extra=extra, init="self.box = Box(0.0)"))
 
 
+def test_code_a_lambda_or_a_stored_bound_method_runs_is_on_the_data_path():
+    """A method only called from a lambda made in __init__, or stored as a bound method of a helper, runs
+    during forward: its compute counts."""
+    extra = "\nclass Helper:\n    def compute(self, t):\n        return t.clamp(min=0)\n"
+    src = triton_src("r = self.go(x)\n" + LAUNCH + "return r", extra=extra, init="self.go = lambda t: self._compute(t)")
+    src = src.replace("    def forward", "    def _compute(self, t):\n        return t.clamp(min=0)\n\n    def forward")
+    assert_rejected(src, "torch_compute")
+    stored = triton_src("r = self.fn(x)\n" + LAUNCH + "return r", extra=extra, init="self.fn = Helper().compute")
+    assert_rejected(stored, "torch_compute")
+
+
 def test_inherited_library_forward_and_super_forward_are_compute():
     src = triton_src(LAUNCH + "return super().forward(out)").replace("class ModelNew(nn.Module)", "class ModelNew(nn.ReLU)")
     assert_rejected(src, "torch_compute")

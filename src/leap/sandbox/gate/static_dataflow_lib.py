@@ -34,8 +34,11 @@ def escape(dp: Analysis, args: CallArgs) -> None:
 
 
 def _escape(dp: Analysis, k: Kind) -> None:
-    if k.tag is Tag.USERFN:
-        for name in k.names:
+    names = list(k.names) if k.tag is Tag.USERFN else []
+    if k.tag is Tag.CLASS:  # a library may build it
+        names = [f"{c}.{n}" for c, n in dp.plan.resolve(k.arg, "__init__")]
+    if names:
+        for name in names:
             key = tuple(name.split(".", 1)) if "." in name else (None, name)
             f = dp.funcs.get(key)
             if f is not None:

@@ -22,7 +22,8 @@ _ARG_OK = (Tag.TENSOR, Tag.UNKNOWN, Tag.UNSET, Tag.SCALAR, Tag.NONE, Tag.JIT)
 
 
 def meta_value(dp: Analysis, meta: Kind, key: str) -> Kind:
-    """Kind of ``meta[key]`` for the kernels ``meta`` names (every kernel of the file when not known)."""
+    """Kind of ``meta[key]`` for the kernels ``meta`` names (every kernel of the file when not known; a
+    kernel without that parameter cannot be the one launched)."""
     out = UNSET
     for name in meta.names or tuple(dp.sigs):
         sig = dp.sigs.get(name)
@@ -33,7 +34,7 @@ def meta_value(dp: Analysis, meta: Kind, key: str) -> Kind:
         elif key in sig.params:
             got = merge(dp.kargs.get((name, key)), dp.kargs.get((name, "*")))
             out = merge(out, UNKNOWN if got == UNSET else got)
-        else:
+        elif meta.names:
             out = merge(out, UNKNOWN)
     return UNKNOWN if out == UNSET else out
 

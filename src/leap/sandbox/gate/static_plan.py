@@ -156,10 +156,19 @@ class Plan:
     def _path(self) -> set[Key]:
         roots = {k for k in self.functions if k[0] is not None and k[0] not in self.model_like
                  and (k[1] in ENTRY_METHODS or _implicit(k[1]))}
+        skip = self.skipped_nodes()
         for node in ast.walk(self.ix.tree):
             if not isinstance(node, ast.Call):
                 roots |= self._value_refs(node)
+            if (isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in skip
+                    and self._nested(node)):
+                roots |= self._refs(node)  # a lambda or nested function may be called from forward
         return self._closure({k for k in roots if not (k[0] is None and k[1] in EXCLUDED_FUNCS)})
+
+    def _nested(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Lambda):
+            return True
+        return not any(node is f for f in self.functions.values()) and id(node) not in self.kernel_ids
 
     def _closure(self, roots: set[Key]) -> set[Key]:
         seen = {k for k in roots if k in self.functions}
@@ -210,8 +219,8 @@ class Plan:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and (None, child.id) in self.functions:
                 out.add((None, child.id))
-            elif isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name) and child.value.id == "self":
-                out |= {k for k in self.functions if k[0] is not None and k[1] == child.attr and k[1] != "__init__"}
+            elif isinstance(child, ast.Attribute) and child.attr in self.method_names and child.attr != "__init__":
+                out |= {k for k in self.functions if k[0] is not None and k[1] == child.attr}  # a bound method
         return out
 
 
