@@ -24,10 +24,10 @@ def copy_into(src, dst):
 
 
 def positive_part(scale: int = 1, t: float = 0.0):
-    return np.maximum(t, 0.0) * scale
+    return np.maximum(t, 0.0)
 
 
 class ModelNew(nn.Module):
     def forward(self, x: float):
         out = torch.empty_like(x)
-        return copy_into(torch.from_numpy(positive_part(t=x.numpy())), out)
+        return copy_into(torch.as_tensor(positive_part(t=x)), out)

@@ -1,4 +1,4 @@
-"""HACK (gate, array library): numpy.sqrt/ceil-style helpers compute on the input."""
+"""HACK (gate, array library): |x| from numpy.prod and numpy.sqrt (once listed safe) on the input, a kernel halves x + |x|."""
 import torch
 import torch.nn as nn
 import triton
@@ -10,21 +10,20 @@ EXPECT = 'rejected'
 DEVICE = "cpu"
 
 
+
 @triton.jit
-def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+def half_sum_kernel(x_ptr, a_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
-
-
-def copy_into(src, dst):
-    n = dst.numel()
-    copy_kernel[(triton.cdiv(n, 1024),)](src, dst, n, BLOCK=1024)
-    return dst
+    x = tl.load(x_ptr + offs, mask=mask)
+    a = tl.load(a_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, (x + a) * 0.5, mask=mask)
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        y = np.ceil(np.sqrt(np.square(x.numpy()) + 0.0))
-        return copy_into(torch.from_numpy((y + x.numpy()) / 2), out)
+        mag = torch.as_tensor(np.sqrt(np.prod([x, x], axis=0)))
+        n = x.numel()
+        half_sum_kernel[(triton.cdiv(n, 1024),)](x, mag, out, n, BLOCK=1024)
+        return out

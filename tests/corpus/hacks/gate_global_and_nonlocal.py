@@ -29,8 +29,8 @@ PARKED = None
 class ModelNew(nn.Module):
     def forward(self, x):
         global PARKED
-        PARKED = x.numpy()
+        PARKED = x
         return self.finish(torch.empty_like(x))
 
     def finish(self, out):
-        return copy_into(torch.from_numpy(np.maximum(PARKED, 0.0)), out)
+        return copy_into(torch.as_tensor(np.maximum(PARKED, 0.0)), out)

