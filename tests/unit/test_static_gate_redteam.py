@@ -18,31 +18,32 @@ HACKS = {
     # 1. control flow joins every path
     "if_else": ("if x.numel() > 0:\n    v = x\nelse:\n    v = 0.0\n" + NP, "", "", "torch_compute"),
     "elif": ("if x.dim() > 9:\n    v = 0.0\nelif x.dim() > 0:\n    v = x\nelse:\n    v = 1.0\n" + NP, "", "", None),
-    "boolop": ("v = (x.numel() > 0 and x) or 0.0\n" + NP, "", "", None),
-    "for_else": ("v = 0.0\nfor i in range(0):\n    pass\nelse:\n    v = x\n" + NP, "", "", None),
+    "walrus_in_boolop": ("v = x\nok = x.numel() < 0 and (v := 0.0)\n" + NP, "", "", None),
+    "for_break_else": ("for i in range(1):\n    v = x\n    break\nelse:\n    v = 0.0\n" + NP, "", "", None),
     "break_path": ("v = 0.0\nfor i in range(3):\n    v = x\n    break\n    v = 0.0\n" + NP, "", "", None),
     # 2. loops reach a fixpoint
     "loop_carried": ("v, p = 0.0, 0.0\nfor i in range(2):\n    v = p\n    p = x\n" + NP, "", "", None),
-    "while_rotate": ("a, b, c = 0.0, 0.0, x\ni = 0\nwhile i < 3:\n    a, b, c = b, c, a\n    i += 1\nv = a\n" + NP,
-                     "", "", None),
+    "while_rotate": ("a = 0.0\nb = 0.0\nc = x\ni = 0\nwhile i < 3:\n    t = a\n    a = b\n    b = c\n    c = t\n"
+                     "    i += 1\nv = a\n" + NP, "", "", None),
     # 3. a walrus in a comprehension binds in the function
     "walrus_comprehension": ("v = 0.0\n_ = [[(v := x) for a in range(1)] for b in range(1)]\n" + NP, "", "", None),
     "walrus_genexp": ("v = 0.0\nany((v := x) is None for _ in range(1))\n" + NP, "", "", None),
     # 4. match
-    "match_capture": ("match x:\n    case t:\n        v = t\n" + NP, "", "", None),
+    "match_capture": ("v = 0.0\nmatch x:\n    case t:\n        v = t\n" + NP, "", "", None),
     "match_sequence": ("v = 0.0\nmatch [x]:\n    case [t]:\n        v = t\n" + NP, "", "", None),
     # 5. annotations never make a value harmless
-    "annotated_helper": ("r = torch.as_tensor(act(x))\n" + LAUNCH + "return out",
-                         "def act(t: float) -> float:\n    return np.maximum(t, 0.0)\n", "", None),
+    "annotated_nested_def": ("def act(t: int):\n    return np.maximum(t, 0.0)\nr = torch.as_tensor(act(x))\n" + LAUNCH
+                             + "return out", "", "", None),
     # 6. a parameter is every argument it may get, not its default
-    "default_kwonly": ("r = torch.as_tensor(act(t=x))\n" + LAUNCH + "return out",
-                       "def act(*, t=0.0):\n    return np.maximum(t, 0.0)\n", "", None),
+    "default_kw_pack": ("r = torch.as_tensor(act(**{'t': x}))\n" + LAUNCH + "return out",
+                        "def act(a=0.0, t=0.0):\n    return np.maximum(t, 0.0)\n", "", None),
     "default_star_pack": ("r = torch.as_tensor(act(*[0.0, x]))\n" + LAUNCH + "return out",
                           "def act(a=0.0, t=0.0):\n    return np.maximum(t, 0.0)\n", "", None),
     "default_getitem": ("r = torch.as_tensor(Act()[x])\n" + LAUNCH + "return out",
                         "class Act:\n    def __getitem__(self, t=0.0):\n        return np.maximum(t, 0.0)\n", "", None),
-    "default_escapes": ("act()\nr = torch.as_tensor(sorted([x], key=act)[0])\n" + LAUNCH + "return out",
-                        "def act(t=0.0):\n    return np.maximum(t, 0.0)\n", "", None),
+    "default_through_super": ("r = torch.as_tensor(super().act(x))\n" + LAUNCH + "return out",
+                              "class Base(nn.Module):\n    def act(self, t=0.0):\n        return np.maximum(t, 0.0)\n", "",
+                              None),
     # 7. stores into containers
     "append_scalar_list": ("box = [0.0]\nbox.append(x)\nv = box[1]\n" + NP, "", "", None),
     "update_keyword": ("d = {'a': 0.0}\nd.update(a=x)\nv = d['a']\n" + NP, "", "", None),
@@ -102,7 +103,7 @@ HACKS = {
     "private_on_unknown": ("v = x._base\n" + LAUNCH + "return out", "", "", "private_attr"),
     "private_in_init": (LAUNCH + "return out", "", "self.t = torch.ones(1)\nself.v = self.t._version", "private_attr"),
     "reentry": ("r = torch.nn.init.torch.relu(x)\n" + LAUNCH + "return out", "", "", "forbidden_name"),
-    "module_as_value": ("m = torch if x.numel() else None\nr = m.relu(x)\n" + LAUNCH + "return out", "", "",
+    "module_as_value": ("m = torch if x.numel() else 0\nseed = m.manual_seed\nseed(0)\n" + LAUNCH + "return out", "", "",
                         "module_value"),
     # 19. import time
     "import_time_table": (LAUNCH + "return out", "_T = torch.sigmoid(torch.linspace(-8.0, 8.0, 64))\n", "",
@@ -115,7 +116,10 @@ HACKS = {
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_redteam_hacks_are_refused_with_their_rule(name):
     fwd, extra, init, rule = HACKS[name]
-    g = assert_rejected(triton_src(fwd, extra=IMPORTS + extra, init=init or "pass"), rule)
+    src = triton_src(fwd, extra=IMPORTS + extra, init=init or "pass")
+    if "class Base" in extra:
+        src = src.replace("class ModelNew(nn.Module)", "class ModelNew(Base)")
+    g = assert_rejected(src, rule)
     assert f"Rule {g.rule}, line {g.line}" in g.reason  # the rule and the quoted line, for the policy
 
 
