@@ -172,7 +172,8 @@ def alias_groups(scope: Scope) -> dict[str, frozenset[str]]:
             link(_targets(node.optional_vars) | sources(node.context_expr))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and node.func.attr in _STORING):
-            link(sources(node.func.value) | set().union(*(sources(a) for a in node.args), set()))
+            link(sources(node.func.value) | set().union(*(sources(a) for a in [*node.args, *(k.value for k in node.keywords)]),
+                                                         set()))
     groups: dict[str, set[str]] = {}
     for n in list(parent):
         groups.setdefault(find(n), set()).add(n)
