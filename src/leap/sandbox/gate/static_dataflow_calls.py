@@ -267,7 +267,8 @@ def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, 
             return TENSOR if r in (UNKNOWN, UNSET) else r
         return TENSOR
     fk = dp.self_kind(cls, attr)
-    if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD:  # a function stored on the class binds the instance
+    if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD and not any("." in n for n in fk.names):
+        # a module function stored on the class binds the instance (one stored on the instance does not)
         with_self = CallArgs([kb, *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star, args.kwstar)
         return merge(user_call(dp, fk, args, env), user_call(dp, fk, with_self, env))
     return call_value(dp, e, fk, args, env)
