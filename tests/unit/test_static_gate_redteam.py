@@ -225,3 +225,15 @@ def test_kernelbench_rules_keep_the_new_safety_rules():
     assert check_source(jit, "triton", rules="kernelbench").rule == "jit_body"
     priv = triton_src("v = x._base\n" + LAUNCH + "return out")
     assert check_source(priv, "triton", rules="kernelbench").rule == "private_attr"
+
+
+def test_kinds_join_names_records_and_nested_containers():
+    from leap.sandbox.gate import static_kinds as K
+
+    a, b = K.Kind(K.Tag.JIT, "a"), K.Kind(K.Tag.JIT, "b")
+    assert K.merge(a, b) == K.Kind(K.Tag.JIT, "a|b") and K.merge(a, b).names == ("a", "b")
+    rec = K.record([("0", K.SCALAR), ("1", K.TENSOR)])
+    assert rec.maybe_tensor and K.field(rec, 0) == K.SCALAR and K.field(rec, 1) == K.TENSOR
+    nested = K.items(K.Kind(K.Tag.INDEXED, inner=K.TENSOR))
+    assert nested.maybe_tensor and not K.items(K.UNSET).maybe_tensor  # an empty container holds nothing
+    assert K.merge(K.SCALAR, K.TENSOR) == K.TENSOR and K.host_object(K.ref("numpy.maximum"))
