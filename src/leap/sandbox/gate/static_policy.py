@@ -6,7 +6,10 @@ modules, the environment, streams, dynamic attribute access, autotune sizes."""
 from __future__ import annotations
 
 import ast
+import sys
+import types
 from dataclasses import dataclass
+from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
@@ -44,6 +47,29 @@ def forbidden_qualname(q: str) -> str | None:
         return f"{q} reaches module {again} through an attribute"
     if root == "torch" and len(parts) == 2 and parts[1].startswith("set_"):
         return f"{q} changes global state"
+    other = reached_module(q)
+    if other is not None:
+        return f"{q} reaches module {other} through an attribute"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def reached_module(q: str) -> str | None:
+    """The module of another package that ``q``'s attribute chain really reaches (``typing.sys`` is ``sys``,
+    ``numpy.f2py.subprocess`` is ``subprocess``), read from the modules the judge has loaded: only entries
+    already in a module's ``__dict__`` are followed (no import, no lazy ``__getattr__``); None when the
+    chain stays in its own package or leaves what is loaded."""
+    parts = q.split(".")
+    obj = sys.modules.get(parts[0])
+    if not isinstance(obj, types.ModuleType):
+        return None
+    for part in parts[1:]:
+        obj = vars(obj).get(part) if isinstance(obj, types.ModuleType) else None
+        if not isinstance(obj, types.ModuleType):
+            return None
+        name = getattr(obj, "__name__", "") or ""
+        if name.split(".")[0] != parts[0]:
+            return name
     return None
 
 
