@@ -22,7 +22,8 @@ INIT_SEED = 42
 COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure",  # triton
                  "CompileException", "NVRTCError")  # cupy / cuda.core NVRTC
 NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "no cuda gpus are available",
-                     "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available")
+                     "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available",
+                     "active drivers")  # triton 3.9: an autotuner benchmarking with no GPU driver
 NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors or autotuning, which the CPU "
                     "interpreter cannot run): {why}. It was not judged here.")
 NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \

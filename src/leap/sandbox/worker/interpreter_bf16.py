@@ -1,0 +1,132 @@
+"""bf16 arithmetic for Triton's CPU interpreter (CPU checks only).
+
+The interpreter keeps bfloat16 values as their uint16 bit patterns (numpy has no bfloat16) and applies
+numpy's ops to those patterns: ``x + y`` adds two integers, so a correct bf16 kernel that does not upcast
+returns garbage or NaN and would be judged ``incorrect`` (Triton 3.9; a red-team pass found it on
+``mul_broadcast_bf16``). `install` wraps the interpreter builder's arithmetic so that bf16 operands are
+widened to float32, computed, and rounded back to bf16 (round to nearest even), as the GPU computes bf16
+arithmetic; comparisons compare the float32 values. Reductions (``tl.sum``/``min``/``max``) of bf16
+blocks get the same treatment. Installed by the harness before any candidate code runs, in interpreter
+mode only; the GPU compiler path is untouched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_INSTALLED: list[bool] = []
+
+
+def to_f32(bits: np.ndarray) -> np.ndarray:
+    """bf16 bit patterns (uint16) -> float32 values."""
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+def to_bf16(values: np.ndarray) -> np.ndarray:
+    """float32 values -> bf16 bit patterns (uint16), round to nearest even; NaN stays NaN."""
+    v = np.asarray(values, dtype=np.float32)
+    u = v.view(np.uint32)
+    out = ((u + (((u >> 16) & 1) + 0x7FFF)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(v), np.uint16(0x7FC0), out)
+
+
+def install() -> bool:
+    """Patch the interpreter once (True when patched, False without Triton's interpreter)."""
+    if _INSTALLED:
+        return True
+    try:
+        import triton.language as tl
+        from triton.runtime import interpreter as interp
+    except ImportError:  # pragma: no cover - no triton
+        return False
+    builder = interp.InterpreterBuilder
+    handle = interp.TensorHandle
+    bf16 = tl.bfloat16
+
+    def is_bf16(h) -> bool:
+        return getattr(getattr(h, "dtype", None), "scalar", None) == bf16
+
+    def widen(h):
+        return to_f32(h.data) if is_bf16(h) else h.data
+
+    orig_binary, orig_unary, orig_ternary = builder.binary_op, builder.unary_op, builder.ternary_op
+
+    def binary_op(self, lhs, rhs, op):
+        if not (is_bf16(lhs) or is_bf16(rhs)):
+            return orig_binary(self, lhs, rhs, op)
+        out = np.asarray(op(widen(lhs), widen(rhs)))
+        if out.dtype == np.bool_:  # a comparison: booleans, typed as the original path types them
+            return handle(out, lhs.dtype.scalar)
+        return handle(to_bf16(out.astype(np.float32)), bf16)
+
+    def unary_op(self, arg, op):
+        if not is_bf16(arg):
+            return orig_unary(self, arg, op)
+        return handle(to_bf16(np.asarray(op(widen(arg)), dtype=np.float32)), bf16)
+
+    def ternary_op(self, lhs, rhs, other, op):
+        if not is_bf16(other) or op is np.where:  # select moves bit patterns: already right
+            return orig_ternary(self, lhs, rhs, other, op)
+        return handle(to_bf16(op(widen(lhs), widen(rhs), widen(other))), bf16)
+
+    def wrap_unary(name: str, fn):
+        orig = getattr(builder, name)
+
+        def call(self, arg):
+            if not is_bf16(arg):
+                return orig(self, arg)
+            return handle(to_bf16(fn(widen(arg))), bf16)
+
+        setattr(builder, name, call)
+
+    builder.binary_op, builder.unary_op, builder.ternary_op = binary_op, unary_op, ternary_op
+    wrap_unary("create_rsqrt", lambda x: 1.0 / np.sqrt(x))
+    orig_fma = builder.create_fma
+
+    def create_fma(self, x, y, z):
+        if not is_bf16(z):
+            return orig_fma(self, x, y, z)
+        return handle(to_bf16(np.multiply(widen(x), widen(y), dtype=np.float64) + widen(z)), bf16)
+
+    builder.create_fma = create_fma
+    _patch_reductions(interp, bf16, widen, handle)
+    _INSTALLED.append(True)
+    return True
+
+
+def _patch_reductions(interp, bf16, widen, handle) -> None:
+    """``tl.sum`` / ``tl.min`` / ``tl.max`` over bf16 blocks: on the float32 values, result in bf16."""
+    ops = getattr(interp, "ReduceOps", None)
+    if ops is None or not hasattr(ops, "sum"):  # pragma: no cover - another interpreter layout
+        return
+    orig_sum, orig_min_max = ops.sum, ops.min_max
+
+    def is_bf16_tensor(t) -> bool:
+        return getattr(t, "dtype", None) == bf16
+
+    def as_f32(t):
+        import triton.language as tl
+
+        return tl.core.tensor(handle(widen(t.handle), tl.float32), tl.float32 if not t.type.is_block()
+                              else tl.block_type(tl.float32, t.type.get_block_shapes()))
+
+    def back(ret):
+        import triton.language as tl
+
+        if isinstance(ret, tuple):
+            return tuple(back(r) for r in ret)
+        if getattr(ret, "dtype", None) != tl.float32:
+            return ret
+        shape = ret.type.get_block_shapes() if ret.type.is_block() else None
+        return tl.core.tensor(handle(to_bf16(ret.handle.data), bf16),
+                              tl.block_type(bf16, shape) if shape else bf16)
+
+    def sum_(self, input):
+        return back(orig_sum(self, as_f32(input))) if is_bf16_tensor(input) else orig_sum(self, input)
+
+    def min_max(self, input, val_reduce_op, idx_reduce_op=None):
+        if not is_bf16_tensor(input):
+            return orig_min_max(self, input, val_reduce_op, idx_reduce_op)
+        return back(orig_min_max(self, as_f32(input), val_reduce_op, idx_reduce_op))
+
+    ops.sum, ops.min_max = sum_, min_max
