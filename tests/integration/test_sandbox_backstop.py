@@ -29,6 +29,11 @@ SWITCH_OFF_THEN_COPY = {
                          ":\n            r = x.clamp(min=0)").replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
     for name, ctx in {"disable_torch_dispatch": "torch._C._DisableTorchDispatch()",
                       "disable_current_modes": "torch.utils._python_dispatch._disable_current_modes()"}.items()}
+# numpy writes the answer into an output PyTorch allocated; the kernel launch sits in a branch that never runs
+NO_LAUNCH = K.RELU.replace(
+    "        relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\n",
+    "        if n < 0:\n            relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\n"
+    "        import numpy as np\n        np.maximum(x.numpy(), 0, out=y.numpy())\n")
 GLOBAL_SWITCH = K.RELU.replace(
     "y = torch.empty_like(x)",
     "import sys, threading, time\n        sys.modules['leap.sandbox.worker.child']._D = None\n"
@@ -48,6 +53,9 @@ FORGED_HARNESS_FAULT = K.RELU.replace("tl.maximum(x, 0.0)", "x * 0.0").replace(
     "            f = f.f_back\n        f.f_locals['conn'].send_bytes(json.dumps({'type': 'result', 'ok': False, "
     "'stage': 'harness', 'error': {'kind': 'OSError', 'message': 'disk', 'traceback': ''}}).encode())\n"
     "        os._exit(0)\n        y = torch.empty_like(x)")
+# a wrong kernel that answers with a malformed result (stages as a list) through its pipe: the judge's
+# reading of it would fail, which must not turn into the neutral sandbox_error
+FORGED_MALFORMED = FORGED_HARNESS_FAULT.replace("'stage': 'harness', ", "'stages': [0], ")
 FRAME_WALK = K.RELU_READS_UNINIT.replace(
     "    def forward(self, x):\n",
     "    def forward(self, x):\n        import sys\n        f = sys._getframe()\n        while f is not None:\n"
@@ -90,6 +98,12 @@ def test_compute_with_the_mode_switched_off_then_copied_by_a_kernel_is_rejected(
     assert v.status == "rejected" and "switched off during forward" in v.detail, (v.status, v.detail)
 
 
+def test_a_triton_candidate_that_launches_no_kernel_is_rejected(sb, relu):
+    assert "np.maximum" in NO_LAUNCH
+    v = sb.verify(relu, NO_LAUNCH, backend="triton")
+    assert v.status == "rejected" and "no Triton kernel ran" in v.detail, (v.status, v.detail)
+
+
 def test_module_global_does_not_switch_the_detectors_off(sb, relu):
     v = sb.verify(relu, GLOBAL_SWITCH)
     assert v.status == "rejected" and "thread" in v.detail, (v.status, v.detail)
@@ -103,6 +117,12 @@ def test_rebinding_the_output_writer_is_seen_even_with_the_check_rebound(sb, rel
 def test_a_harness_fault_claimed_after_the_candidate_started_is_the_candidates(sb, relu):
     v = sb.verify(relu, FORGED_HARNESS_FAULT)
     assert v.status == "runtime_error", (v.status, v.feedback, v.detail)
+
+
+def test_a_malformed_answer_after_the_candidate_started_is_the_candidates(sb, relu):
+    assert "'stages': [0]" in FORGED_MALFORMED
+    v = sb.verify(relu, FORGED_MALFORMED)
+    assert v.status == "runtime_error" and "malformed result" in v.feedback, (v.status, v.feedback, v.detail)
 
 
 def test_job_settings_reached_through_frames_change_nothing(sb, relu):

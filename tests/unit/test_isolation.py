@@ -435,3 +435,21 @@ def test_uid_drop_opens_a_closed_home_holding_the_python_environment(private_dir
     assert out["layers"]["uid"] == "ok", out["layers"]
     assert out["result"]["uid"] == 65534
     assert out["result"]["listing"] == {d: [os.path.basename(e)] for d, e in opened}
+
+
+@needs_root
+def test_system_v_shared_memory_dies_with_the_candidate(private_dir):
+    """A SysV segment made in the candidate's IPC namespace is not in the host's (nothing pinned in host
+    memory, nothing for a later candidate to read)."""
+    import ctypes
+
+    def probe():
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        shmid = libc.shmget(0x1EA9, 1 << 20, 0o1666)  # IPC_CREAT | 0666
+        return {"shmid": shmid, "ns": os.readlink("/proc/self/ns/ipc")}
+
+    out = run_isolated(probe, IsolationLimits(network=False), private_dir)
+    assert out["layers"]["ipc"] == "ok", out["layers"]
+    assert out["result"]["shmid"] >= 0 and out["result"]["ns"] != os.readlink("/proc/self/ns/ipc")
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    assert libc.shmget(0x1EA9, 0, 0) == -1  # no such key in the host's namespace

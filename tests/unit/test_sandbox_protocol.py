@@ -58,3 +58,18 @@ def test_with_fields_adds_the_inputs_the_judge_wrote():
     job = Job(type="compile", backend="cuda_inline", source="s")
     out = job.with_fields(init_file="/p/init.pt", trials=[{"name": "a", "inputs": "/p/a.pt"}])
     assert out.init_file == "/p/init.pt" and out.trials == (TrialInput("a", "/p/a.pt"),) and job.trials == ()
+
+
+def test_result_problem_names_malformed_fields_and_accepts_real_answers():
+    from leap.sandbox.pool.protocol import result_problem
+
+    good = {"type": "result", "ok": True, "stage": "done", "stages": {"run": 0.1},
+            "trials": [{"name": "t0", "out": "/p/out/t0_r0.pt", "out_b": {"ipc_key": "t0_r1"}, "devices": ["cpu"],
+                        "inputs_unchanged": True, "poison_identical": True}], "isolation": {"uid": "ok"}}
+    assert result_problem(good) is None
+    assert result_problem({"ok": False, "stage": "run", "error": {"kind": "E", "message": "m"}}) is None
+    assert "stages" in result_problem({**good, "stages": [0]})
+    assert "ok" in result_problem({**good, "ok": "yes"})
+    assert "trials[0].out" in result_problem({**good, "trials": [{"out": 3}]})
+    assert "IPC" in result_problem({**good, "trials": [{"out": {"key": 1}}]})
+    assert "error" in result_problem({"ok": False, "error": {"kind": ["x"]}})

@@ -7,6 +7,9 @@ does not offer is skipped and reported (``report.layers[name] = "fallback: why"`
   private dir; the process's initial environment block (``/proc/self/environ``) is zeroed.
 * ``network``  — a new network namespace (``unshare(CLONE_NEWNET)``; with ``CLONE_NEWUSER`` when not
   root): no interfaces but a downed loopback, so even 127.0.0.1 is unreachable.
+* ``ipc``      — a new IPC namespace (``unshare(CLONE_NEWIPC)``): System V shared memory, semaphores and
+  POSIX message queues of its own, gone with it (a red-team candidate left 256 MiB of SysV memory pinned
+  on the host and messages for a later candidate).
 * ``cgroup``   — its own cgroup (`leap.sandbox.pool.cgroup_limits`): ``pids.max`` (a fork-bomb cap that holds
   for root), a resident-memory cap, and a handle for the judge to kill every process it started.
 * ``rlimits``  — host memory (RLIMIT_AS on CPU; RLIMIT_DATA on GPU, where CUDA needs a huge virtual
@@ -52,6 +55,7 @@ from leap.sandbox.pool.mount_views import (
 )
 
 __all__ = ["MASKED_DIRS", "IsolationLimits", "IsolationReport", "enter_isolation", "probe_isolation"]
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
@@ -93,6 +97,7 @@ class IsolationLimits:
     private_tmp: bool = True
     readonly_root: bool = True  # layer mounts: everything but the private dir and keep_paths read-only
     pid_namespace: bool = True
+    ipc_namespace: bool = True  # own System V IPC / POSIX message queues: nothing left for later candidates
     uid_needs_readable_env: bool = True  # uid layer: stay root where the uid could not import torch & co
     cgroup: bool = True  # own cgroup: pids.max = nproc (holds for root) and a resident-memory cap
     tmpfs_bytes: int = 1 * GiB
@@ -131,6 +136,7 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
     priv.mkdir(parents=True, exist_ok=True, mode=0o700)
     _layer(rep, "environ", lambda: _scrub_environ(priv, limits))
     _layer(rep, "network", lambda: _new_netns() if limits.network else "off")
+    _layer(rep, "ipc", lambda: unshare(CLONE_NEWIPC) or "ok" if limits.ipc_namespace else "off")
     _layer(rep, "cgroup", lambda: enter_cgroup(limits.nproc, limits.memory_bytes) if limits.cgroup else "off")
     _layer(rep, "rlimits", lambda: _set_rlimits(limits))
     _layer(rep, "mounts", lambda: private_views(priv, limits.keep_paths, limits.keep_ro_paths, limits.tmpfs_bytes,

@@ -28,7 +28,7 @@ from pathlib import Path
 from leap.sandbox.pool import isolation
 from leap.sandbox.pool.cgroup_limits import kill_cgroup
 from leap.sandbox.pool.isolation import kill_pid_namespace, worker_env
-from leap.sandbox.pool.protocol import Job
+from leap.sandbox.pool.protocol import Job, result_problem
 
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.pool.isolation", "leap.sandbox.worker.child"]  # + config.preload_extra (e.g. cupy)
 _SERVER_LOCK = threading.RLock()
@@ -289,9 +289,7 @@ class WorkerPool:
                 if not isinstance(msg, dict):
                     break
                 if msg.get("type") == "result":
-                    if out.candidate_started and msg.get("stage") == "harness":
-                        msg["stage"] = "after_candidate"  # candidate code ran: not the harness's word to say
-                    out.result = msg
+                    out.result = _answer(msg, out.candidate_started)
                     break
                 if msg.get("type") == "importing":
                     out.candidate_started = True
@@ -355,6 +353,19 @@ def _remove_stale_roots(base: Path) -> None:
             shutil.rmtree(d, ignore_errors=True)
         except (ValueError, IndexError, PermissionError, OSError):
             continue
+
+
+def _answer(msg: dict, candidate_started: bool) -> dict:
+    """The child's result as the judge takes it: once candidate code ran, a claimed harness fault or a
+    malformed answer (`protocol.result_problem`) is the candidate's failure, never a judge-side one."""
+    why = result_problem(msg)
+    if why is not None:
+        msg = {"type": "result", "ok": False, "stage": "after_candidate" if candidate_started else "harness",
+               "error": {"kind": "ProtocolError", "message": f"malformed result from the child ({why})",
+                         "traceback": ""}}
+    elif candidate_started and msg.get("stage") == "harness":
+        msg["stage"] = "after_candidate"
+    return msg
 
 
 def _alive(proc) -> bool:

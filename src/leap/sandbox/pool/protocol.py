@@ -170,3 +170,44 @@ class Job:
             if kw.get(name) is None and name not in ("backend", "gpu_visible"):
                 kw.pop(name, None)
         return cls(**kw)
+
+
+# --- the child's answer ------------------------------------------------------------------------------
+_REF = (str, dict)  # an output: a file path in the private dir, or {"ipc_key": key}
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "type": (str,), "ok": (bool,), "stage": (str,), "stages": (dict,), "error": (dict,), "problems": (list,),
+    "trials": (list,), "timing": (dict,), "builds": (list,), "isolation": (dict,), "compute": (bool,),
+    "parent_lost": (bool,)}
+_TRIAL_FIELDS: dict[str, tuple[type, ...]] = {
+    "name": (str,), "out": _REF, "out_b": _REF, "inputs_after": _REF, "devices": (list,),
+    "inputs_unchanged": (bool,), "poison_identical": (bool,)}
+
+
+def result_problem(msg: dict) -> str | None:
+    """Why a child's ``result`` message is malformed (field types the judge relies on), or None. Unknown
+    fields are left alone; a malformed answer after candidate code ran is the candidate's doing."""
+    def typed(rec: dict, fields: dict, where: str) -> str | None:
+        for k, kinds in fields.items():
+            if k in rec and rec[k] is not None and not isinstance(rec[k], kinds):
+                return f"{where}{k}: {type(rec[k]).__name__}"
+        return None
+
+    if not isinstance(msg.get("ok"), bool):
+        return "ok: missing or not a bool"
+    why = typed(msg, _RESULT_FIELDS, "")
+    if why:
+        return why
+    if any(not isinstance(x, int | float) for x in (msg.get("stages") or {}).values()):
+        return "stages: a value is not a number"
+    if any(not isinstance(x, str) for x in (msg.get("error") or {}).values()):
+        return "error: a value is not text"
+    for i, rec in enumerate(msg.get("trials") or []):
+        if not isinstance(rec, dict):
+            return f"trials[{i}]: not a record"
+        why = typed(rec, _TRIAL_FIELDS, f"trials[{i}].")
+        if why:
+            return why
+        for k in ("out", "out_b", "inputs_after"):
+            if isinstance(rec.get(k), dict) and not isinstance(rec[k].get("ipc_key"), str):
+                return f"trials[{i}].{k}: not an IPC reference"
+    return None

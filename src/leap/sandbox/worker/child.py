@@ -256,7 +256,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     stages["run"] = _perf() - t0
     if D is not None:
         problems += integrity()
-    computed = guard.problems(settings["rules"]) if guard is not None else []
+    computed = guard.problems(settings["rules"], settings["need_launch"]) if guard is not None else []
     if computed:
         return {"ok": False, "stage": "rejected", "compute": True, "problems": (computed + problems)[:10],
                 "stages": stages, "isolation": iso}
@@ -292,6 +292,7 @@ def _settings(job: Job) -> dict:
             "trials": job.trials, "rules": str(job.rules or "leap"),
             "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
             "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
+            "need_launch": job.backend == "triton",
             "init_seed": int(job.init_seed), "timing": vars(job.timing).copy() if job.timing else None}
 
 

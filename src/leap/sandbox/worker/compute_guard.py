@@ -5,8 +5,9 @@ computed: a ``TorchDispatchMode`` installed by the harness BEFORE the candidate 
 aten op on a tensor. While armed (only around ``forward``) it records ops that are not allocation,
 view, copy or reshape and not in the task's allow-list (``LEAP_ALLOWED_OPS`` families). The Triton CPU
 interpreter moves data with ``copy_``/``set_``/``new_empty`` and computes with numpy, so a legitimate
-Triton kernel records nothing. Under KernelBench's rules partial PyTorch is fine as long as a custom
-kernel ran (interpreter launches are counted).
+Triton kernel records nothing. Interpreter launches are counted: a Triton candidate whose forward
+launched no kernel at all (its launch sits in a branch that never runs while numpy or Python computes) is
+rejected, and under KernelBench's rules partial PyTorch is fine as long as a custom kernel ran.
 
 Tamper checks (`Guard.problems`): the mode must still be on the dispatch stack, the very object the
 harness pushed; its state lives in closure cells whose identities are checked; a probe op with a
@@ -79,8 +80,8 @@ class Guard:
     def disarm(self) -> None:
         self._disarm()
 
-    def problems(self, rules: str = "leap") -> list[str]:
-        return self._problems(rules)
+    def problems(self, rules: str = "leap", need_launch: bool = False) -> list[str]:
+        return self._problems(rules, need_launch)
 
 
 def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
@@ -133,7 +134,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def disarm() -> None:
         state[0] = False
 
-    def problems(rules: str) -> list[str]:
+    def problems(rules: str, need_launch: bool) -> list[str]:
         state[0] = False
         out: list[str] = []
         closure = dispatch.__closure__ or ()
@@ -150,6 +151,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if switched:
             out.append("the run-time compute backstop was switched off during forward (" +
                        ", ".join(sorted(set(switched))[:3]) + ")")
+        if need_launch and state[1] == 0:
+            out.append("no Triton kernel ran during forward")
         if seen and (rules != "kernelbench" or state[1] == 0):
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
             out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")
