@@ -82,6 +82,7 @@ class PolicyVisitor(ast.NodeVisitor):
         self.parents: dict[int, ast.AST] = {}
         self.import_names = {(a.asname or a.name).split(".")[0] if not a.asname else a.asname
                              for n in ast.walk(index.tree) if isinstance(n, ast.Import) for a in n.names}
+        self.in_kernels = {id(n) for k in _kernel_defs(index) for n in ast.walk(k)}
 
     def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
@@ -248,6 +249,7 @@ class PolicyVisitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
             self.add(node, "dunder", f"attribute {node.attr} is not allowed")
+        self._attr_name(node, node.attr)
         if node.attr == "__init__" and not self._init_base_ok(node.value):
             self.add(node, "dunder", "calling __init__ other than through super() or a class is not allowed")
         if node.attr in T.FORBIDDEN_METHODS:
@@ -261,6 +263,20 @@ class PolicyVisitor(ast.NodeVisitor):
                     self._module_value(node, q)
                 return  # the chain's inner names are part of this qualified name
         self.generic_visit(node)
+
+    def _attr_name(self, node: ast.AST, attr: str) -> None:
+        """Names refused on any object: frame/generator/traceback introspection, file I/O methods."""
+        if attr in T.INTROSPECTION_ATTRS or attr.startswith(T.INTROSPECTION_PREFIXES):
+            self.add(node, "introspection", f"attribute {attr} (frame, code, generator or traceback "
+                                            "introspection) is not allowed")
+        elif (attr in T.IO_METHODS or attr.startswith(T.IO_PREFIXES)) and attr not in T.IO_ALLOWED and not (
+                id(node) in self.in_kernels or self._named_elsewhere(node)):
+            self.add(node, "file_io", f".{attr} (file I/O or serialization) is not allowed")
+
+    def _named_elsewhere(self, node: ast.AST) -> bool:
+        """A qualified name: Triton's (``tl.load``), or one the name rules refuse already (``torch.load``)."""
+        q = self.index.qualname(node) if isinstance(node, ast.Attribute) else None
+        return q is not None and (q.startswith("triton.") or forbidden_qualname(q) is not None)
 
     def _init_base_ok(self, base: ast.expr) -> bool:
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
@@ -289,6 +305,8 @@ class PolicyVisitor(ast.NodeVisitor):
                     self.add(node, "dynamic_attr", f"{f.id} with a computed name is not allowed")
                 elif _is_dunder(node.args[1].value) and node.args[1].value not in T.ALLOWED_DUNDER_ATTRS:
                     self.add(node, "dunder", f"{f.id} of {node.args[1].value} is not allowed")
+                else:
+                    self._attr_name(node, node.args[1].value)
                 if f.id in ("setattr", "delattr") and node.args and self.index.qualname(node.args[0]):
                     self.add(node, "monkey_patch", f"{f.id} on an imported module or class")
             if f.id == "type" and len(node.args) == 3:
@@ -314,6 +332,14 @@ def _autotune_size(call: ast.Call) -> int | None:
             total *= len(range(*vals))
         return total
     return None
+
+
+def _kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
+    """The ``@triton.jit`` functions (module level and in classes): their pointers ``load`` and ``store``."""
+    out = [f for n, f in ix.functions.items() if n in ix.jit]
+    for cname, cls in ix.classes.items():
+        out += [s for s in cls.body if isinstance(s, ast.FunctionDef) and (cname, s.name) in ix.jit_methods]
+    return out
 
 
 def _is_dunder(name: str) -> bool:
