@@ -75,6 +75,18 @@ ALLOWED_DUNDER_ATTRS = frozenset({"__init__", "__name__", "__qualname__", "__doc
 # Dunder methods a candidate class may define.
 ALLOWED_DUNDER_DEFS = frozenset({"__init__", "__repr__", "__str__", "__call__", "__getitem__", "__len__",
                                  "__iter__", "__enter__"})
+# Attributes of frames, code objects, generators, coroutines, async generators and tracebacks (``gi_frame``,
+# ``f_back``, ``f_globals``, ``tb_frame``, ``co_consts``, ...): they reach the harness's frames, its locals
+# and its modules. Refused on any object, whatever its kind, as dunders are.
+INTROSPECTION_PREFIXES = ("gi_", "cr_", "ag_", "tb_", "co_")
+INTROSPECTION_ATTRS = frozenset({"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_lasti", "f_lineno",
+                                 "f_trace", "f_trace_lines", "f_trace_opcodes", "f_generator", "with_traceback",
+                                 "tb_frame", "tb_next"})
+# File I/O through methods (numpy's ndarray.tofile/dump, torch storages' from_file, save*/load* of any
+# object): refused on any object outside kernel bodies, except these names.
+IO_METHODS = frozenset({"tofile", "fromfile", "from_file", "to_file", "dump", "dumps", "memmap", "open_memmap"})
+IO_PREFIXES = ("save", "load")
+IO_ALLOWED = frozenset({"save_for_backward", "save_for_forward", "saved_tensors", "saved_variables", "load_inline"})
 # Method names rejected on any object.
 FORBIDDEN_METHODS = frozenset({"as_subclass", "_make_subclass", "_make_wrapper_subclass", "record_stream",
                                "wait_stream", "set_", "untyped_storage", "storage",
