@@ -21,6 +21,8 @@ class Analysis(Protocol):
     mode: str                                  # "path" | "import" | "init"
     funcs: dict[tuple[str | None, str], Any]   # (class or None, name) -> the function's record
     callables: dict[str, set[str]]             # lambda / nested def id -> kernels it launches
+    callable_rets: dict[str, Kind]             # lambda / nested def id -> what it returns
+    backend: str | None                        # the backend the task asks for (None: any)
     sink: set[str]                             # where the launches seen now are recorded
     seen: Any                                  # static_plan.Book: (function key, parameter) -> kind
     rets: Any                                  # function key -> return kind
@@ -38,7 +40,7 @@ class Analysis(Protocol):
 
     def mutate(self, target: ast.expr, item: Kind, env: dict[str, Kind], at: ast.AST) -> None: ...
 
-    def compute(self, node: ast.AST, name: str, what: str) -> None: ...
+    def compute(self, node: ast.AST, name: str, what: str, deferred: bool = False) -> None: ...
 
     def unknown(self, node: ast.AST, what: str) -> None: ...
 

@@ -31,7 +31,7 @@ from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_jit import jit_problems, kernel_bodies, kernel_sigs
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
-from leap.sandbox.gate.static_plan import Book, Plan, grid_callables
+from leap.sandbox.gate.static_plan import AUTOGRAD_CTX_METHODS, Book, Plan, grid_callables
 
 __all__ = ["DataPath", "ModuleIndex"]
 _MAX_PASSES = 12
@@ -50,10 +50,12 @@ class _Func:
 class DataPath(ExprKinds, StmtKinds):
     """Infers value kinds over the module, collects violations and the kernels launched from forward."""
 
-    def __init__(self, index: ModuleIndex, allowed_ops=()):
+    def __init__(self, index: ModuleIndex, allowed_ops=(), backend: str | None = None):
         self.ix = index
         self.allowed = [o.lower() for o in allowed_ops]
+        self.backend = backend
         self.violations: list[tuple[int, int, str, str]] = []
+        self.deferred: list[tuple[int, int, str, str]] = []
         self.launched: set[str] = set()
         self.sink: set[str] = self.launched
         self.flagging, self.quiet, self.mode = False, 0, "path"
@@ -81,9 +83,13 @@ class DataPath(ExprKinds, StmtKinds):
         for key, f in self.funcs.items():
             cls, name = key
             p = f.params
+            if cls in self.plan.autograd and name in AUTOGRAD_CTX_METHODS and p.positional and f.offset == 0 and (
+                    name != "forward" or not self.plan.resolve(cls, "setup_context")):
+                f.base[p.positional[0]] = Kind(Tag.CTX, cls)  # forward(ctx, ...), backward(ctx, ...)
+            if cls in self.plan.autograd and name in AUTOGRAD_CTX_METHODS:
+                continue  # forward gets what apply(...) is called with; the rest never runs on the data path
             if cls is not None and name in ("forward", "__call__", "backward") and cls not in self.plan.model_like:
-                skip = 1 if cls in self.plan.autograd else 0
-                for a in p.positional[skip:]:
+                for a in p.positional:
                     f.base[a] = TENSOR
                 for a in (p.vararg, p.kwarg):
                     if a:
@@ -107,6 +113,7 @@ class DataPath(ExprKinds, StmtKinds):
                 break
         self.flagging = True
         self._pass()
+        self.launched = self._launches()
         for ln, col, msg in jit_problems(self.ix, self.sigs):
             self.violations.append((ln, col, msg, "jit_body"))
         self._unreached()
@@ -132,7 +139,7 @@ class DataPath(ExprKinds, StmtKinds):
         state = (self.mode, self.cur_cls, self.fn_key, self.sink)
         self.mode, self.cur_cls, self.fn_key = mode, key[0], key
         f.launches = set()
-        self.sink = self.launched if mode == "path" else f.launches
+        self.sink = f.launches
         self.scopes.append(f.node)
         try:
             ret = self._body(f.node.body, env)
@@ -140,6 +147,32 @@ class DataPath(ExprKinds, StmtKinds):
             self.scopes.pop()
             self.mode, self.cur_cls, self.fn_key, self.sink = state
         self.rets.add(key, UNKNOWN if S.yields(f.node) else ret)
+
+    def _launches(self) -> set[str]:
+        """The backends whose kernels ModelNew's forward (or its own ``__call__``) launches, itself or through
+        the functions and lambdas it calls (each analysis recorded what it launches and whom it calls; code
+        that cannot run recorded nothing)."""
+        entry = (self.plan.resolve("ModelNew", "__call__") or self.plan.resolve("ModelNew", "forward"))[:1]
+        todo = [K.CALLS_FUNCTION + f"{c}.{n}" for c, n in entry]
+        if not entry:  # forward = helper (a function or lambda stored on the class)
+            k = self.self_kind("ModelNew", "forward")
+            todo = [(K.CALLS_FUNCTION if k.tag is Tag.USERFN else K.CALLS_CALLABLE) + n for n in k.names
+                    if k.tag in (Tag.USERFN, Tag.CALLABLE)]
+        seen, out = set(), set()
+        while todo:
+            t = todo.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            if t.startswith(K.CALLS_FUNCTION):
+                name = t[len(K.CALLS_FUNCTION):]
+                f = self.funcs.get(tuple(name.split(".", 1)) if "." in name else (None, name))
+                todo.extend(f.launches if f is not None else ())
+            elif t.startswith(K.CALLS_CALLABLE):
+                todo.extend(self.callables.get(t[len(K.CALLS_CALLABLE):], ()))
+            else:
+                out.add(t)
+        return out
 
     def _module_pass(self) -> None:
         """Module-level code, class bodies, decorators and defaults: what runs at import time."""
@@ -285,6 +318,15 @@ class DataPath(ExprKinds, StmtKinds):
         k = self.attrs.get((self.plan.family(cls or ""), attr))
         return UNKNOWN if k == UNSET else k
 
+    def ctx_attr(self, ctx: Kind, attr: str) -> Kind:
+        """``ctx.attr`` of an autograd Function's ctx: what forward saved (tensors), ``needs_input_grad``, or a
+        value the candidate stored on it."""
+        if attr in ("saved_tensors", "saved_variables"):
+            return K.TENSORS
+        if attr in ("needs_input_grad", "materialize_grads"):
+            return SCALAR
+        return self.self_kind(f"{ctx.arg}.ctx", attr)
+
     def store_self(self, cls: str | None, attr: str, k: Kind) -> None:
         if cls is not None:
             self.attrs.add((self.plan.family(cls), attr), k)
@@ -312,10 +354,16 @@ class DataPath(ExprKinds, StmtKinds):
         name = name.lower()
         return any(name == op or name in T.OP_SYNONYMS.get(op, ()) for op in self.allowed)
 
-    def compute(self, node: ast.AST, name: str, what: str) -> None:
+    def compute(self, node: ast.AST, name: str, what: str, deferred: bool = False) -> None:
+        """PyTorch (or host) compute, unless the task allows the op; ``deferred``: reported only when the
+        backend's kernel is found (`deferred` violations; else the verdict is no_kernel)."""
         if not self._op_ok(name):
             where = "in the data path" if self.mode != "import" else "at import time"
+            n = len(self.violations)
             self.flag(node, f"PyTorch compute {where}: {what}")
+            if deferred and self.mode == "path":
+                self.deferred += self.violations[n:]
+                del self.violations[n:]
 
     def unknown(self, node: ast.AST, what: str) -> None:
         """Default deny: an operation on a value the analysis cannot prove is not a tensor."""

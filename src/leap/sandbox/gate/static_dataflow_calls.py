@@ -84,10 +84,13 @@ def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind
         name = fk.arg or "sequential"
         dp.compute(e, name, f"calling a torch.nn layer ({name})")
         return TENSOR
-    if t is Tag.CALLABLE:
+    if t in (Tag.EXT, Tag.CPPEXT) and fk.arg:  # f = ext.fn; f(x)
+        return _extension_call(dp, e, t, fk.arg, args)
+    if t is Tag.CALLABLE:  # analysed where defined (parameters unknown): what it returns, or its arguments' data
         for cid in fk.names:
-            dp.sink.update(dp.callables.get(cid, ()))
-        return UNKNOWN
+            dp.sink.add(K.CALLS_CALLABLE + cid)
+        rets = [dp.callable_rets.get(cid, UNKNOWN) for cid in fk.names]
+        return K.tainted(UNKNOWN, [*rets, *args.kinds()])
     if t in (Tag.RAWKERNEL, Tag.CCKERNEL):
         dp.sink.add("cuda_nvrtc")
         return NONE
@@ -100,7 +103,7 @@ def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind
     if args.tensor:
         dp.unknown(e, "calling it with tensor arguments")
     escape(dp, args)
-    return UNKNOWN
+    return K.tainted(UNKNOWN, args.kinds())
 
 
 def qualified(dp: Analysis, e: ast.Call, q: str, args: CallArgs, env) -> Kind:
@@ -180,7 +183,7 @@ def user_call(dp: Analysis, fk: Kind, args: CallArgs, env) -> Kind:
                 dp.mutate(node, item, env, node)
             elif item.maybe_tensor:
                 dp.unknown(node or f.node, f"a call of {name} stores into a container the gate cannot follow")
-        dp.sink.update(f.launches)
+        dp.sink.add(K.CALLS_FUNCTION + name)
         r = dp.rets.get(key)
         out = merge(out, UNKNOWN if r == UNSET else r)
     return UNKNOWN if out == UNSET else out
@@ -200,11 +203,10 @@ def super_call(dp: Analysis, e: ast.Call, attr: str, args: CallArgs, env) -> Kin
 
 def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
     t = kb.tag
-    if t is Tag.EXT:
-        dp.sink.add("cuda_inline")
-        return TENSOR
-    if t is Tag.CPPEXT:
-        return TENSOR
+    if t in (Tag.EXT, Tag.CPPEXT):
+        return _extension_call(dp, e, t, attr, args)
+    if t is Tag.CTX:
+        return _ctx_method(dp, e, kb, attr, args)
     if t is Tag.RAWMODULE and attr == "get_function":
         return K.RAWKERNEL
     if t is Tag.PROGRAM and attr == "compile":
@@ -220,31 +222,36 @@ def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) 
     if t in (Tag.TORCHMOD, Tag.TORCHMODS):
         dp.compute(e, kb.arg or "sequential", f"calling a torch.nn layer method ({attr})")
         return TENSOR
-    if t is Tag.SCALAR and attr not in _STORING:
+    if t is Tag.SCALAR and attr in ("get", "pop", "index", "count") and not args.tensor:
+        return _container_method(dp, e, kb, attr, args, env)
+    if t is Tag.SCALAR and attr not in _STORING:  # a number, a string, a shape: with a tensor it computes
+        if args.tensor:
+            dp.unknown(e, f"method .{attr}() of a Python value with tensor arguments")
         escape(dp, args)
-        return UNKNOWN if args.tensor else SCALAR
+        return K.tainted(UNKNOWN, args.kinds()) if args.tensor else SCALAR
     if t is Tag.OPAQUE:
         if args.tensor:
             dp.unknown(e, f"method .{attr}() of a library object with tensor arguments")
-        return UNKNOWN if args.tensor else OPAQUE
+        return K.tainted(UNKNOWN, args.kinds()) if args.tensor else OPAQUE
     if t is Tag.TENSOR:
-        return _tensor_method(dp, e, attr, args)
+        return _tensor_method(dp, e, kb, attr, args)
     if t in (Tag.ITEMS, Tag.TENSORS, Tag.RECORD, Tag.INDEXED, Tag.SCALAR) or (
             t in (Tag.UNKNOWN, Tag.UNSET) and attr in OBJECT_METHODS):
         return _container_method(dp, e, kb, attr, args, env)
     if t in (Tag.UNKNOWN, Tag.UNSET, Tag.META):
         if attr in T.TENSOR_DATA_METHODS:
-            return TENSOR
+            return K.DATA
         if attr in T.TENSOR_SCALAR_METHODS:
-            return SCALAR
+            return K.tainted(SCALAR, args.kinds())
         if attr in T.TENSOR_VIEW_METHODS:
-            return UNKNOWN
+            _size_args(dp, e, attr, args)
+            return K.tainted(UNKNOWN, args.kinds())
         dp.unknown(e, f"method .{attr}()")
-        return UNKNOWN
+        return K.tainted(UNKNOWN, args.kinds())
     if args.tensor:
         dp.unknown(e, f"method .{attr}() with tensor arguments")
     escape(dp, args)
-    return UNKNOWN
+    return K.tainted(UNKNOWN, args.kinds())
 
 
 def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
@@ -260,10 +267,14 @@ def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, 
         return out
     if dp.plan.jit_method(cls, attr) is not None:
         return NONE
-    if attr == "apply" and cls in dp.plan.autograd:
+    if attr == "apply" and cls in dp.plan.autograd:  # forward(ctx, *args), or forward(*args) with setup_context
         fwd = dp.plan.resolve(cls, "forward")
         if fwd:
-            r = user_call(dp, _fn(fwd[0]), args, env)
+            a = args
+            if dp.plan.offset(fwd[0]) == 0 and not dp.plan.resolve(cls, "setup_context"):
+                a = CallArgs([Kind(Tag.CTX, cls), *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star,
+                             args.kwstar)
+            r = user_call(dp, _fn(fwd[0]), a, env)
             return TENSOR if r in (UNKNOWN, UNSET) else r
         return TENSOR
     fk = dp.self_kind(cls, attr)
@@ -288,7 +299,13 @@ def dunder_builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs, env) ->
 
 
 def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
+    return K.tainted(_container_result(dp, e, kb, attr, args, env), args.kinds())
+
+
+def _container_result(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
     pos = args.positional()
+    if attr in ("get", "pop", "index", "count", "setdefault") and pos and pos[0].tag is Tag.TENSOR:
+        dp.compute(e, attr, f"a lookup (.{attr}()) keyed by a tensor or tensor data")
     if attr in _STORING:
         if attr in ("extend", "update"):
             item = K.join([*(K.element(k) for k in pos), *args.kw.values()])
@@ -320,25 +337,75 @@ def _container_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: Call
     return UNKNOWN
 
 
-def _tensor_method(dp: Analysis, e: ast.Call, attr: str, args: CallArgs) -> Kind:
+_CONVERT = ("; dtype conversions must happen inside the kernel: load the input as it is, convert there "
+            "(x.to(tl.float32)) and store in the output's dtype")
+
+
+def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs) -> Kind:
+    """A method of a tensor (or of tensor data, `K.DATA`: what it gives is data too)."""
+    out = K.tainted(TENSOR, [kb, *args.kinds()])
     if attr in T.TENSOR_DATA_METHODS:
-        return TENSOR
+        return K.DATA
+    if kb.has_data and (attr not in T.TENSOR_VIEW_METHODS or attr in T.COUNTING_VIEWS):
+        dp.compute(e, attr, f"method .{attr}() of tensor data (values read out of a tensor, or a tensor built "
+                            "from them: its values and its shape are data)")
+        return K.DATA
     if attr in T.TENSOR_SCALAR_METHODS:
-        return SCALAR
+        return K.tainted(K.SEQ if attr in ("size", "stride") and not e.args else SCALAR, [kb, *args.kinds()])
     if attr in T.TENSOR_VIEW_METHODS:
-        return TENSOR
+        _size_args(dp, e, attr, args)
+        return out
     if attr == "to":
-        casts = "dtype" in args.kw or TENSOR in args.pos or any(_is_dtype(dp, a) for a in e.args)
-        if casts:
-            dp.compute(e, "to", "dtype conversion with .to()")
-        return TENSOR
+        if "dtype" in args.kw or any(k.tag is Tag.TENSOR or "dtype" in k.flavours for k in args.pos) or any(
+                _is_dtype(dp, a) for a in e.args):
+            dp.compute(e, "to", "dtype conversion with .to()" + _CONVERT)
+        return out
     if attr in T.TENSOR_CASTS:
         if attr == "type" and not e.args and not e.keywords:
-            return SCALAR
-        dp.compute(e, attr, f"dtype conversion .{attr}()")
-        return TENSOR
-    dp.compute(e, attr, f"tensor method .{attr}()")
+            return K.tainted(SCALAR, [kb])
+        dp.compute(e, attr, f"dtype conversion .{attr}()" + _CONVERT)
+        return out
+    dp.compute(e, attr, f"{'method .' + attr + '() of tensor data' if kb.has_data else 'tensor method .' + attr + '()'}")
+    return out
+
+
+def _size_args(dp: Analysis, e: ast.AST, attr: str, args: CallArgs) -> None:
+    """A view or allocation takes its sizes, indices and offsets from metadata, constants or scalars: one read
+    out of a tensor gives a shape that is data (``torch.empty(0, v).shape[1]`` is ``v``)."""
+    if attr in T.TENSOR_ARG_VIEWS:
+        return
+    if any(k.is_tensorish or k.has_data for k in args.kinds()):
+        dp.compute(e, attr, f".{attr}() with a size, index or offset taken from a tensor or tensor data")
+
+
+def _extension_call(dp: Analysis, e: ast.Call, t: Tag, attr: str, args: CallArgs) -> Kind:
+    """A ``load_inline`` extension's function. With C++ sources only it runs on the CPU: called on tensors it
+    computes on the host. When the backend is Triton, an extension called on tensors is not the kernel the
+    task asks for: its work is compute."""
+    if t is Tag.EXT:
+        dp.sink.add("cuda_inline")
+    if args.tensor and t is Tag.CPPEXT:
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a C++ extension without CUDA sources (it runs on "
+                                       "the CPU) on tensors")
+    elif args.tensor and dp.backend == "triton":  # reported once a Triton kernel is found (else: no_kernel)
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a load_inline extension on tensors (the backend is "
+                                       "triton: the work must be in Triton kernels)", deferred=True)
     return TENSOR
+
+
+_CTX_METHODS = frozenset({"save_for_backward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads",
+                          "save_for_forward"})
+
+
+def _ctx_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs) -> Kind:
+    """``ctx.save_for_backward(x)`` and the other bookkeeping of an autograd Function's ctx keep tensors for
+    backward (which never runs in the sandbox); any other method is not known."""
+    if attr in _CTX_METHODS:
+        return NONE
+    if args.tensor:
+        dp.unknown(e, f"method .{attr}() of an autograd ctx with tensor arguments")
+    escape(dp, args)
+    return UNKNOWN
 
 
 def _is_dtype(dp: Analysis, node: ast.AST) -> bool:

@@ -10,6 +10,7 @@ import ast
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate import static_reach as R
 from leap.sandbox.gate.static_callargs import of_kinds
 from leap.sandbox.gate.static_dataflow_calls import call_kind, user_call
 from leap.sandbox.gate.static_gate_tables import torch_category
@@ -37,11 +38,11 @@ class ExprKinds:
             return self._subscript(e, env, stmt)
         if isinstance(e, ast.Slice):
             ks = [self._kind(p, env, stmt) for p in (e.lower, e.upper, e.step) if p is not None]
-            return TENSOR if any(k.maybe_tensor for k in ks) else SCALAR
+            return K.tainted(TENSOR, ks) if any(k.maybe_tensor for k in ks) else SCALAR
         if isinstance(e, ast.Tuple) and not any(isinstance(x, ast.Starred) for x in e.elts):
             ks = [self._kind(x, env, stmt) for x in e.elts]
             if len(set(ks)) > 1 and not any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks) and any(
-                    k != SCALAR for k in ks):
+                    k.tag is not Tag.SCALAR for k in ks):
                 return K.record((str(i), k) for i, k in enumerate(ks))  # (kernel, block): each keeps its kind
             return _items(ks)
         if isinstance(e, ast.Tuple | ast.List | ast.Set):
@@ -53,34 +54,37 @@ class ExprKinds:
         if isinstance(e, ast.BinOp):
             kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
             name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
-            if TENSOR in (kl, kr):
-                self.compute(e, name, f"tensor operator ({name})")
+            if Tag.TENSOR in (kl.tag, kr.tag):
+                self.compute(e, name, f"{_on(kl, kr)} operator ({name})")
             elif kl.maybe_tensor or kr.maybe_tensor:
                 self.unknown(e, f"operator ({name})")
             return self.binop(kl, kr)
         if isinstance(e, ast.UnaryOp):
             k = self._kind(e.operand, env, stmt)
             if isinstance(e.op, ast.Not):
-                return SCALAR
-            if k == TENSOR:
-                self.compute(e, type(e.op).__name__.lower(), "unary tensor operator")
+                self.truth(e.operand, k)
+                return K.tainted(SCALAR, [k])
+            if k.tag is Tag.TENSOR:
+                self.compute(e, type(e.op).__name__.lower(), f"unary {_on(k)} operator")
             elif k.maybe_tensor:
                 self.unknown(e, "unary operator")
             return k
-        if isinstance(e, ast.BoolOp):
-            return K.join(self._kind(x, env, stmt) for x in e.values)
+        if isinstance(e, ast.BoolOp):  # after an ``and`` part that never holds, the rest never runs
+            ks, dead = [], False
+            for x in e.values:
+                with self.dead(dead):
+                    ks.append(self._kind(x, env, stmt))
+                dead = dead or (isinstance(e.op, ast.And) and R.never(x, self.scopes[-1]))
+            for x, k in zip(e.values[:-1], ks, strict=False):
+                self.truth(x, k)
+            return K.join(ks)
         if isinstance(e, ast.Compare):
-            ks = [self._kind(x, env, stmt) for x in [e.left, *e.comparators]]
-            numeric = any(not isinstance(op, ast.Is | ast.IsNot | ast.In | ast.NotIn) for op in e.ops)
-            if numeric and TENSOR in ks:
-                self.compute(e, "compare", "tensor comparison")
-                return TENSOR
-            if numeric and any(k.maybe_tensor for k in ks):
-                self.unknown(e, "comparison")
-            return SCALAR
+            return self._compare(e, env, stmt)
         if isinstance(e, ast.IfExp):
-            self._kind(e.test, env, stmt)
-            return merge(self._kind(e.body, env, stmt), self._kind(e.orelse, env, stmt))
+            self.truth(e.test, self._kind(e.test, env, stmt))
+            with self.dead(R.never(e.test, self.scopes[-1])):
+                body = self._kind(e.body, env, stmt)
+            return merge(body, self._kind(e.orelse, env, stmt))
         if isinstance(e, ast.Call):
             return call_kind(self, e, env, stmt)
         if isinstance(e, ast.Lambda):
@@ -104,11 +108,32 @@ class ExprKinds:
             if k.tag is Tag.USERMOD:
                 keys = [x for n in ("__format__", "__str__", "__repr__") for x in self.plan.resolve(k.arg, n)]
                 k = K.join(user_call(self, Kind(Tag.USERFN, f"{x[0]}.{x[1]}"), of_kinds([]), env) for x in keys)
-            return TENSOR if k.maybe_tensor and k.tag is not Tag.UNSET else SCALAR
+            return K.DATA if k.maybe_tensor and k.tag is not Tag.UNSET else SCALAR
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr):
                 self._kind(child, env, stmt)
         return UNKNOWN
+
+    def _compare(self, e: ast.Compare, env: dict[str, Kind], stmt) -> Kind:
+        """A comparison of a possible tensor computes; ``in`` does when it looks for a tensor or its data, or
+        looks into one (``v in range(0, 1 << 31)`` is a sign test; ``"k" in kwargs`` is not)."""
+        ks = [self._kind(x, env, stmt) for x in [e.left, *e.comparators]]
+        tensor = unknown = False
+        for (a, b), op in zip(zip(ks, ks[1:], strict=False), e.ops, strict=True):
+            if isinstance(op, ast.Is | ast.IsNot):
+                continue
+            if isinstance(op, ast.In | ast.NotIn):
+                tensor = tensor or a.tag is Tag.TENSOR or b.tag is Tag.TENSOR
+                unknown = unknown or a.maybe_tensor
+            else:
+                tensor = tensor or Tag.TENSOR in (a.tag, b.tag)
+                unknown = unknown or a.maybe_tensor or b.maybe_tensor
+        if tensor:
+            self.compute(e, "compare", f"{_on(*ks)} comparison")
+            return K.tainted(TENSOR, ks)
+        if unknown:
+            self.unknown(e, "comparison")
+        return SCALAR
 
     def _comprehension(self, e, env: dict[str, Kind], stmt) -> Kind:
         """A comprehension runs its body any number of times: iterated to a fixpoint like a loop; a walrus
@@ -121,10 +146,10 @@ class ExprKinds:
             try:
                 for g in e.generators:
                     ki = self._kind(g.iter, inner, stmt)
-                    item = SCALAR if _is_range(g.iter) else K.element(ki)
+                    item = self.iterate(g.iter, ki)
                     self._bind_local(g.target, item, inner)
                     for c in g.ifs:
-                        self._kind(c, inner, stmt)
+                        self.truth(c, self._kind(c, inner, stmt))
                 if isinstance(e, ast.DictComp):
                     kk = self._kind(e.key, inner, stmt)
                     kv = self._kind(e.value, inner, stmt)
@@ -195,20 +220,20 @@ class ExprKinds:
             return meta_value(self, kv, key) if isinstance(key, str) else UNKNOWN
         if kv.tag is Tag.RECORD and isinstance(key, str | int) and not isinstance(key, bool):
             return K.field(kv, key)
-        if kv == TENSOR:
-            if ks == TENSOR:
-                self.compute(e, "index", "indexing a tensor with a tensor (gather)")
+        if kv.tag is Tag.TENSOR:
+            if ks.tag is Tag.TENSOR:
+                self.compute(e, "index", f"indexing {_on(kv)} with a tensor or tensor data (gather)")
             elif ks.maybe_tensor:
                 self.unknown(e, "indexing a tensor")
-            return TENSOR
+            return K.tainted(kv, [ks])
         if kv.tag is Tag.USERMOD:  # h[x] runs the class's __getitem__
             keys = self.plan.resolve(kv.arg, "__getitem__")
             if keys:
                 return K.join(user_call(self, Kind(Tag.USERFN, f"{k[0]}.{k[1]}"), of_kinds([ks]), env)
                               for k in keys)
-        if kv.tag in (Tag.UNKNOWN, Tag.UNSET) and ks == TENSOR:
-            self.unknown(e, "indexing with a tensor")
-        return K.element(kv)
+        if ks.tag is Tag.TENSOR:  # table[v]: a lookup keyed by data computes with it
+            self.compute(e, "index", "a lookup (indexing a container) keyed by a tensor or tensor data")
+        return K.tainted(K.element(kv), [ks])
 
     def ref(self, node: ast.AST, q: str) -> Kind:
         """Kind of a reference to an imported name used as a value (not called)."""
@@ -218,13 +243,13 @@ class ExprKinds:
             if cat == "compute" and self.mode == "path":
                 self.compute(node, last, f"reference to {q}")
             if cat == "dtype":
-                return SCALAR
+                return K.DTYPE
         if root in ("numpy", "cupy") and last in T.ARRAY_LIB_DTYPES and any(c.isdigit() for c in last):
-            return SCALAR  # np.float32
+            return K.DTYPE  # np.float32
         if last in _CONSTANTS.get(root, ()):
             return SCALAR  # math.pi
         if q.startswith("triton.language.") and last in T.TORCH_DTYPES | {"constexpr"}:
-            return SCALAR
+            return K.DTYPE if last != "constexpr" else SCALAR
         return K.ref(q)
 
     def _attr(self, e: ast.Attribute, env: dict[str, Kind], stmt) -> Kind:
@@ -242,12 +267,19 @@ class ExprKinds:
             return K.field(kv, e.attr)
         if kv.tag is Tag.META:
             return UNKNOWN
+        if kv.has_data and e.attr not in T.TENSOR_VIEW_ATTRS:
+            self.compute(e, e.attr, f"attribute .{e.attr} of tensor data (its values and its shape are data)")
+            return K.DATA
         if kv.maybe_tensor:
             if e.attr in T.TENSOR_SCALAR_ATTRS:
-                return SCALAR
-            return TENSOR if kv == TENSOR and e.attr in T.TENSOR_VIEW_ATTRS else UNKNOWN
+                return K.tainted(_META_ATTRS.get(e.attr, SCALAR), [kv])
+            return kv if kv.tag is Tag.TENSOR and e.attr in T.TENSOR_VIEW_ATTRS else K.tainted(UNKNOWN, [kv])
         if kv.tag is Tag.TORCHMOD or kv.tag is Tag.TORCHMODS:
-            return TENSOR if _weight_like(e.attr) else (kv if e.attr in ("out_proj",) else SCALAR)
+            return layer_attr(kv, e.attr)
+        if kv.tag is Tag.CTX:
+            return self.ctx_attr(kv, e.attr)
+        if kv.tag in (Tag.EXT, Tag.CPPEXT):  # a function of the extension
+            return Kind(kv.tag, e.attr)
         if kv.tag is Tag.USERMOD:
             return self._member(kv.arg, e.attr, bound=True)
         if kv.tag is Tag.CLASS:
@@ -272,19 +304,36 @@ class ExprKinds:
         return self.self_kind(cls, attr)
 
 
+_META_ATTRS = {"shape": K.SEQ, "dtype": K.DTYPE}
+
+
+def layer_attr(kv: Kind, attr: str) -> Kind:
+    """``layer.attr`` of a torch.nn layer: its weights are tensors, its known settings (in_features, eps,
+    ...) are scalars, a sub-layer is a layer; anything else (a buffer registered on it, a tensor stored as
+    an attribute) may be a tensor."""
+    if _weight_like(attr):
+        return TENSOR
+    if attr in T.TORCH_MODULE_CONFIG_ATTRS:
+        return SCALAR
+    return kv if attr in ("out_proj",) else UNKNOWN
+
+
 def _weight_like(attr: str) -> bool:
     return attr in T.TORCH_MODULE_TENSOR_ATTRS or attr.startswith(("weight", "bias", "running_", "in_proj"))
 
 
+def _on(*ks: Kind) -> str:
+    """"tensor", or "tensor-data" when a kind is data read out of a tensor (for messages)."""
+    return "tensor-data" if any(k.has_data for k in ks) else "tensor"
+
+
 def _items(ks: list[Kind]) -> Kind:
     """Kind of a literal container of values of kinds ``ks``."""
-    if ks and all(k == SCALAR for k in ks):
-        return SCALAR
+    if ks and all(k.tag is Tag.SCALAR for k in ks):
+        return K.items(K.join(ks))
+    if any(k.has_data for k in ks):
+        return K.DATA
     if any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks):
         return K.TENSORS
     return K.items(K.join(ks))
-
-
-def _is_range(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
 

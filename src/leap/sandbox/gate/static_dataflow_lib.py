@@ -16,14 +16,17 @@ from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_callargs import CallArgs
 from leap.sandbox.gate.static_gate_tables import torch_category
-from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, Kind, Tag
+from leap.sandbox.gate.static_kinds import DATA, DTYPE, NONE, OPAQUE, SCALAR, SEQ, TENSOR, UNKNOWN, Kind, Tag
 
 _OPAQUE_TORCH = ("torch.cuda", "torch.backends", "torch.version", "torch.no_grad", "torch.inference_mode",
                  "torch.enable_grad")
 _TORCH_META = ("numel", "is_tensor", "is_floating_point", "is_complex", "result_type", "typename",
                "is_grad_enabled")
-_DATA_BUILTINS = ("int", "float", "bool", "complex", "str", "repr", "format", "bytes", "hash")
 _CONTAINERS = ("tuple", "list", "set", "frozenset", "reversed", "iter")
+_FROM_DATA = ("tensor", "as_tensor", "asarray", "scalar_tensor")  # build a tensor from values (no size argument)
+_DTYPE_QUERIES = ("result_type", "promote_types", "get_default_dtype")
+# numpy/cupy elementwise math that gives a number on a number (ARRAY_LIB_SCALAR_FNS less dtypes and prod)
+_ELEMENTWISE = ("ceil", "floor", "sqrt", "log2", "log", "exp", "abs")
 
 
 def escape(dp: Analysis, args: CallArgs) -> None:
@@ -64,11 +67,12 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
         return args.pos[1] if len(args.pos) > 1 else args.kw.get("val", UNKNOWN)
     if q == "warnings.warn":
         return NONE
+    ks = args.kinds()
     if root == "triton":
         if last in ("cdiv", "next_power_of_2"):
-            if TENSOR in args.kinds():
-                dp.compute(e, last, f"{q} on a tensor")
-            return SCALAR
+            if any(k.tag is Tag.TENSOR for k in ks):
+                dp.compute(e, last, f"{q} on a tensor or tensor data")
+            return K.tainted(SCALAR, ks)
         if last == "Config":  # its values reach tl.constexpr parameters
             for k in [*args.pos[:1], *(v for n, v in args.kw.items() if n != "pre_hook")]:
                 if k.maybe_tensor or K.host_object(k):
@@ -82,16 +86,16 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
         if last == "launch":
             dp.sink.add("cuda_nvrtc")
             return NONE
-        return UNKNOWN if args.tensor else OPAQUE
+        return K.tainted(UNKNOWN, ks) if args.tensor else OPAQUE
     elif root in ("math", "cmath", "operator"):
         if args.tensor:
             dp.compute(e, last, f"{q} on a value that may be a tensor")
-            return TENSOR
-        return SCALAR if all(k == SCALAR for k in args.kinds()) else UNKNOWN
+            return K.tainted(TENSOR, ks)
+        return SCALAR if all(k.tag is Tag.SCALAR for k in ks) else UNKNOWN
     if args.tensor:  # functools.reduce(operator.mul, ...), itertools, copy.deepcopy, ...: default deny
         dp.unknown(e, f"{q}()")
     escape(dp, args)
-    return UNKNOWN
+    return K.tainted(UNKNOWN, ks)
 
 
 def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) -> Kind:
@@ -101,15 +105,22 @@ def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
         return K.RAWMODULE
     if q.startswith("cupy.cuda.") and last in T.CUPY_CUDA_OPAQUE:
         return OPAQUE
+    ks = args.kinds()
     if last in T.ARRAY_LIB_VIEWS:
-        return TENSOR
+        return K.tainted(TENSOR, ks)
     if last in T.ARRAY_LIB_META:
-        return SCALAR
+        return K.tainted(SEQ if last == "shape" else DTYPE if last in _DTYPE_QUERIES else SCALAR, ks)
     if args.tensor:
         dp.compute(e, last, f"{q} on a tensor or array")
-        return TENSOR
+        return K.tainted(TENSOR, ks)
     if last in T.ARRAY_LIB_SCALAR_FNS:
-        return SCALAR if all(k.tag in (Tag.SCALAR, Tag.NONE) for k in args.kinds()) else UNKNOWN
+        if any("seq" in k.flavours for k in ks) and last != "prod":  # np.float32([..]), np.exp([..]): an array
+            if last in _ELEMENTWISE:
+                dp.compute(e, last, f"{q} on a sequence (array math)")
+            return TENSOR
+        if last == "dtype":
+            return DTYPE
+        return SCALAR if all(k.tag in (Tag.SCALAR, Tag.NONE) for k in ks) else UNKNOWN
     escape(dp, args)
     return TENSOR  # it builds an array (np.arange, cp.ndarray over raw memory, ...)
 
@@ -142,28 +153,32 @@ def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
         return K.CPPEXT if empty else K.EXT
     cat = torch_category(q)
     pos = args.positional()
+    ks = args.kinds()
     if cat in ("alloc", "view"):
-        return TENSOR
+        _torch_sizes(dp, e, cat, last, args)
+        return K.tainted(TENSOR, ks)
     if cat == "dtype":
-        return SCALAR
+        return DTYPE
     if cat in ("query", "safe"):
         if last in ("Parameter", "Buffer") or last.endswith("Tensor") or last in ("from_dlpack", "from_numpy"):
-            return TENSOR
+            return K.tainted(TENSOR, ks)
         if last in ("ModuleList", "Sequential", "ModuleDict"):
             if any(k.tag in (Tag.TORCHMOD, Tag.TORCHMODS) or K.element(k).tag is Tag.TORCHMOD for k in pos):
                 return K.TORCHMODS
             return pos[0] if last != "Sequential" and pos else K.items(K.join(pos))
         if cat == "query":
             if args.tensor and last not in _TORCH_META and not last.startswith("is_"):
-                return UNKNOWN
-            return OPAQUE if last in ("no_grad", "inference_mode", "enable_grad") else SCALAR
+                return K.tainted(UNKNOWN, ks)
+            if last in ("no_grad", "inference_mode", "enable_grad"):
+                return OPAQUE
+            return K.tainted(DTYPE if last in _DTYPE_QUERIES else SEQ if last == "Size" else SCALAR, ks)
         if args.tensor and last not in T.TORCH_SAFE_TENSOR_CALLS:
             dp.unknown(e, f"{q}()")
-            return UNKNOWN
+            return K.tainted(UNKNOWN, ks)
         if any(q == p or q.startswith(p + ".") for p in _OPAQUE_TORCH):
-            return UNKNOWN if args.tensor else OPAQUE
+            return K.tainted(UNKNOWN, ks) if args.tensor else OPAQUE
         escape(dp, args)
-        return UNKNOWN
+        return K.tainted(UNKNOWN, ks)
     if cat == "module":
         if last == "Sequential":
             dp.compute(e, "sequential", "building torch.nn layers in the data path")
@@ -171,31 +186,59 @@ def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
         dp.compute(e, last.lower(), f"building a torch.nn layer ({last}) in the data path")
         return Kind(Tag.TORCHMOD, last.lower())
     dp.compute(e, last, q)
-    return TENSOR
+    return K.tainted(TENSOR, ks)
+
+
+def _torch_sizes(dp: Analysis, e: ast.Call, cat: str, last: str, args: CallArgs) -> None:
+    """Sizes, indices and offsets of a torch allocation or view come from metadata, constants or scalars:
+    one taken from a tensor or its data gives a shape that is data (``torch.empty(0, v).shape[1]`` is v).
+    Values (``torch.tensor(v)``, a fill value) and the tensor viewed or matched are not sizes."""
+    if last in _FROM_DATA or last.endswith("_like") or last.startswith("atleast_") or last in ("detach", "clone"):
+        return
+    pos = list(args.pos)
+    if cat == "view" or last == "full":  # the tensor viewed / full's fill value
+        pos = pos[1:] if cat == "view" else pos[:1]
+    sizes = [*pos, *(k for n, k in args.kw.items() if n not in ("out", "fill_value", "input")),
+             *(k for k in (args.star, args.kwstar) if k is not None)]
+    if any(k.is_tensorish or k.has_data for k in sizes):
+        dp.compute(e, last, f"torch.{last}() with a size, index or offset taken from a tensor or tensor data")
 
 
 def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
     pos = args.positional()
+    ks = args.kinds()
     if name in T.BUILTIN_TENSOR_COMPUTE and args.tensor:
-        dp.compute(e, name, f"Python {name}() over a value that may be a tensor")
-        return TENSOR
+        dp.compute(e, name, f"Python {name}() over a value that may be a tensor or tensor data")
+        return K.tainted(TENSOR, ks)
     if name in T.BUILTIN_TENSOR_COMPUTE:
         escape(dp, args)
-        return UNKNOWN if name == "map" else SCALAR
-    if name in _DATA_BUILTINS and args.tensor:
-        return TENSOR  # the tensor's value read out as a Python number or string
-    if name in T.BUILTIN_SCALAR or name in _DATA_BUILTINS:
-        return SCALAR
+        return UNKNOWN if name == "map" else SEQ if name == "sorted" else SCALAR
+    if (name in T.BUILTIN_DATA or name in ("len", "set", "frozenset")) and any(k.has_data for k in ks) or (
+            name == "bool" and any(k.tag is Tag.TENSOR for k in ks)):  # len(range(v)) is max(v, 0)
+        dp.compute(e, name, f"Python {name}() of tensor data (a value read out of a tensor)")
+        return DATA
+    if name == "len":  # of a tensor, its first size (metadata)
+        return K.tainted(SCALAR, ks)
+    if name == "range":  # range(v) of a tensor's value is data (its length, its items, its truth value)
+        return DATA if any(k.tag is Tag.TENSOR for k in ks) else SEQ
+    if name in T.BUILTIN_DATA and args.tensor:
+        return DATA  # the tensor's value read out as a Python number or string
+    if name in T.BUILTIN_SCALAR:
+        return K.tainted(SCALAR, ks)
     if name in _CONTAINERS and pos:
         k = pos[0]
-        if k == TENSOR:
+        if k.has_data:
+            return DATA
+        if k.tag is Tag.TENSOR:
             return TENSOR if name in ("reversed", "iter") else K.TENSORS
-        return k if k.tag in (Tag.SCALAR, Tag.TENSORS, Tag.ITEMS, Tag.RECORD) else UNKNOWN
+        if k.tag is Tag.SCALAR:
+            return K.scalar(k.flavours | {"seq"})
+        return k if k.tag in (Tag.TENSORS, Tag.ITEMS, Tag.RECORD) else UNKNOWN
     if name in _CONTAINERS:
         return K.items(K.UNSET)
     if name == "dict":
         if args.tensor:
-            return K.TENSORS
+            return K.tainted(K.TENSORS, ks)
         parts = [K.element(K.element(k)) for k in pos] + list(args.kw.values())
         return K.items(K.join(parts)) if parts else K.items(K.UNSET)
     if name == "enumerate" and pos:
@@ -211,4 +254,4 @@ def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
     if args.tensor:
         dp.unknown(e, f"{name}()")
     escape(dp, args)
-    return UNKNOWN
+    return K.tainted(UNKNOWN, ks)

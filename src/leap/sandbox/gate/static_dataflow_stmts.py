@@ -6,9 +6,11 @@ name that may share the container (`leap.sandbox.gate.static_scopes.alias_groups
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate import static_reach as R
 from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
@@ -28,8 +30,9 @@ class StmtKinds:
 
     def _body(self, stmts: list[ast.stmt], env: dict[str, Kind]) -> Kind:
         ret = K.NONE
-        for s in stmts:
-            r = self._stmt(s, env)
+        for i, s in enumerate(stmts):
+            with self.dead(any(isinstance(x, ast.Return | ast.Raise | ast.Break | ast.Continue) for x in stmts[:i])):
+                r = self._stmt(s, env)
             if r is not None:
                 ret = merge(ret, r)
         return ret
@@ -52,7 +55,7 @@ class StmtKinds:
         elif isinstance(s, ast.AugAssign):
             kt, kv = self._kind(s.target, env, s), self._kind(s.value, env, s)
             name = T.BINOP_NAMES.get(type(s.op).__name__, "op")
-            if TENSOR in (kt, kv):
+            if Tag.TENSOR in (kt.tag, kv.tag):
                 self.compute(s, name, f"in-place tensor operator ({name}_)")
             elif kt.maybe_tensor or kv.maybe_tensor:
                 self.unknown(s, f"in-place operator ({name}_)")
@@ -62,23 +65,27 @@ class StmtKinds:
         elif isinstance(s, ast.Expr):
             self._kind(s.value, env, s)
         elif isinstance(s, ast.If):
-            self._kind(s.test, env, s)
+            self.truth(s.test, self._kind(s.test, env, s))
+            if R.never(s.test, self.scopes[-1]):  # a branch that cannot run launches nothing
+                return self._branches([s.orelse], env, keep=True, dead=[s.body])
             return self._branches([s.body, s.orelse], env)
         elif isinstance(s, ast.For | ast.AsyncFor):
             ki = self._kind(s.iter, env, s)
-            item = SCALAR if _is_range(s.iter) else K.element(ki)
+            item = self.iterate(s.iter, ki)
 
             def one(e, s=s, item=item):
                 self._bind(s.target, item, e, s)
                 return self._body(s.body, e)
-            ret = self._loop(env, one)
+            with self.dead(R.empty(s.iter)):
+                ret = self._loop(env, one)
             return _merge_ret(ret, self._branches([s.orelse], env, keep=True))
         elif isinstance(s, ast.While):
             def one(e, s=s):
-                self._kind(s.test, e, s)
+                self.truth(s.test, self._kind(s.test, e, s))
                 return self._body(s.body, e)
-            self._kind(s.test, env, s)
-            ret = self._loop(env, one)
+            self.truth(s.test, self._kind(s.test, env, s))
+            with self.dead(R.never(s.test, self.scopes[-1])):
+                ret = self._loop(env, one)
             return _merge_ret(ret, self._branches([s.orelse], env, keep=True))
         elif isinstance(s, ast.With | ast.AsyncWith):
             for item in s.items:
@@ -116,17 +123,46 @@ class StmtKinds:
                     self._kind(child, env, s)
         return None
 
+    def truth(self, node: ast.AST, k: Kind) -> None:
+        """Testing the truth value of a tensor (``if t:``, ``not v``, ``a or b``) computes with its data
+        (``if range(v):`` is ``v > 0``)."""
+        if k.tag is Tag.TENSOR and not isinstance(node, ast.Compare):  # a comparison is flagged already
+            self.compute(node, "is_nonzero", f"the truth value of a {'tensor' if not k.has_data else 'tensor-data'} "
+                                             "value (a test on data)")
+
+    def iterate(self, it: ast.expr, k: Kind) -> Kind:
+        """The kind of one item of ``for item in it``; a loop over data (``range(v)``, ``str(v)``,
+        ``t.tolist()``) runs as many times as the data says: its trip count is data, so it is compute."""
+        if k.has_data:
+            self.compute(it, "loop", "a loop over tensor data (its length and items are data)")
+        return K.element(k)
+
+    @contextmanager
+    def dead(self, on: bool = True):
+        """While ``on``: code that cannot run (a branch under a condition that is never true, statements
+        after a return); it is analysed, but the kernels it launches do not count."""
+        saved = self.sink
+        if on:
+            self.sink = set()
+        try:
+            yield
+        finally:
+            self.sink = saved
+
     def _assigned(self, value: ast.expr, env, s) -> Kind:
         return self._value_kind(value, env) if self.mode != "path" else self._kind(value, env, s)
 
     # --- control flow -----------------------------------------------------------------------------
-    def _branches(self, bodies: list[list[ast.stmt]], env: dict[str, Kind], keep: bool = False) -> Kind | None:
+    def _branches(self, bodies: list[list[ast.stmt]], env: dict[str, Kind], keep: bool = False,
+                  dead: list[list[ast.stmt]] = ()) -> Kind | None:
         """Analyse alternative bodies from the same env and join where they meet (``keep``: the path that
-        runs none of them is one more alternative)."""
+        runs none of them is one more alternative). ``dead`` bodies cannot run: analysed all the same, but
+        their launches do not count."""
         envs, ret = [dict(env)] if keep else [], None
-        for b in bodies:
+        for b in [*bodies, *dead]:
             e = dict(env)
-            r = self._body(b, e) if b else None
+            with self.dead(any(b is d for d in dead)):
+                r = self._body(b, e) if b else None
             ret = _merge_ret(ret, r) if b else ret
             envs.append(e)
         env.clear()
@@ -186,7 +222,7 @@ class StmtKinds:
         sub = K.element(ks)
         if isinstance(p, ast.MatchValue):
             self._kind(p.value, env, s)
-            if ks == TENSOR:
+            if ks.tag is Tag.TENSOR:
                 self.compute(p, "eq", "comparing a tensor in a match pattern")
             elif ks.maybe_tensor:
                 self.unknown(p, "comparison in a match pattern")
@@ -217,7 +253,7 @@ class StmtKinds:
                 self._bind_name(p.rest, ks if ks.tag in (Tag.SCALAR, Tag.ITEMS) else UNKNOWN, env)
         elif isinstance(p, ast.MatchClass):
             self._kind(p.cls, env, s)
-            part = SCALAR if ks == SCALAR else UNKNOWN
+            part = K.element(ks) if ks.tag is Tag.SCALAR else UNKNOWN
             for x in [*p.patterns, *p.kwd_patterns]:
                 self._pattern(x, part, env, s)
 
@@ -233,17 +269,16 @@ class StmtKinds:
             star = any(isinstance(e, ast.Starred) for e in target.elts)
             for i, e in enumerate(target.elts):
                 if isinstance(e, ast.Starred):
-                    self._bind(e.value, K.items(K.element(kind)) if kind != SCALAR else SCALAR, env, stmt)
+                    self._bind(e.value, K.items(K.element(kind)), env, stmt)
                 else:
-                    sub = K.field(kind, i) if kind.tag is Tag.RECORD and not star else (
-                        SCALAR if kind.tag is Tag.SCALAR else K.element(kind))
+                    sub = K.field(kind, i) if kind.tag is Tag.RECORD and not star else K.element(kind)
                     self._bind(e, sub, env, stmt)
         elif isinstance(target, ast.Starred):
             self._bind(target.value, kind, env, stmt)
         elif isinstance(target, ast.Subscript):
             kc = self._kind(target.value, env, target)
             ks = self._kind(target.slice, env, target)
-            if kc == TENSOR:
+            if kc.tag is Tag.TENSOR:
                 self.compute(target, "copy", "writing into a tensor with indexing (copy_/fill)")
             elif kc.tag in (Tag.UNKNOWN, Tag.UNSET, Tag.META):
                 self.unknown(target, "writing with indexing (copy_/fill)")
@@ -257,6 +292,8 @@ class StmtKinds:
             kb = self._kind(base, env, target)
             if kb.tag is Tag.USERMOD:
                 self.store_self(kb.arg, target.attr, kind)
+            elif kb.tag is Tag.CTX:  # ctx.scale = s: kept for backward like save_for_backward
+                self.store_self(f"{kb.arg}.ctx", target.attr, kind)
             elif kind.maybe_tensor or K.host_object(kind) or kb.tag is not Tag.CLASS:
                 self.unknown(target, f"storing a value as attribute .{target.attr} of another object")
             else:
@@ -341,15 +378,14 @@ class StmtKinds:
             self.unknown(at, f"storing into container {name} passed in (the gate cannot follow it)")
 
     def binop(self, kl: Kind, kr: Kind) -> Kind:
-        if TENSOR in (kl, kr):
-            return TENSOR
-        if kl == kr == SCALAR:
-            return SCALAR
+        if Tag.TENSOR in (kl.tag, kr.tag):
+            return K.tainted(TENSOR, [kl, kr])
+        if kl.tag is Tag.SCALAR and kr.tag is Tag.SCALAR:  # [0] * n is a sequence, n * 2 a number
+            return K.scalar(kl.flavours | kr.flavours)
         if {kl.tag, kr.tag} <= {Tag.SCALAR, Tag.OPAQUE}:
             return K.OPAQUE
         if kl.tag in (Tag.ITEMS, Tag.RECORD) or kr.tag in (Tag.ITEMS, Tag.RECORD):
-            return K.items(merge(K.element(kl) if kl.tag is not Tag.SCALAR else SCALAR,
-                                 K.element(kr) if kr.tag is not Tag.SCALAR else SCALAR))
+            return K.items(merge(K.element(kl), K.element(kr)))
         return UNKNOWN
 
 
@@ -358,6 +394,3 @@ def _merge_ret(a: Kind | None, b: Kind | None) -> Kind | None:
         return a
     return b if a is None else merge(a, b)
 
-
-def _is_range(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"

@@ -135,7 +135,7 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
         problems = [p for p in problems if p.rule not in _KB_RELAXED]
     if problems:
         return _fail(source, sorted(problems, key=lambda p: (p.line, p.col)))
-    path = DataPath(index, allowed_ops)
+    path = DataPath(index, allowed_ops, None if backend in (None, "", "auto") else backend)
     path.run()
     found_v = sorted({v for v in path.violations if rules != "kernelbench" or v[3] not in _KB_RELAXED})
     if found_v:
@@ -148,6 +148,9 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
         f = Finding("no_kernel", classes["ModelNew"].lineno, classes["ModelNew"].col_offset,
                     f"{what} launched from ModelNew's forward path{seen}")
         return replace(_fail(source, [f]), backends=found)
+    late = sorted({v for v in path.deferred if rules != "kernelbench" or v[3] not in _KB_RELAXED})
+    if late:
+        return replace(_fail(source, [Finding(rule, ln, col, msg) for ln, col, msg, rule in late]), backends=found)
     return GateResult(True, "", "", "", "ok", found)
 
 

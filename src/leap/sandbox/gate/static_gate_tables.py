@@ -166,6 +166,11 @@ TENSOR_VIEW_METHODS = frozenset({"view", "view_as", "reshape", "reshape_as", "co
                                  "new_empty_strided", "zero_", "fill_", "detach", "cuda", "cpu", "clone", "copy_",
                                  "requires_grad_", "unfold", "diagonal", "__dlpack__", "__dlpack_device__",
                                  "squeeze_", "unsqueeze_", "resize_", "T", "mT"})
+# View methods that take a tensor (a source, a fill value, a tensor to match): their arguments are not sizes.
+TENSOR_ARG_VIEWS = frozenset({"copy_", "fill_", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "detach",
+                              "clone", "contiguous", "requires_grad_", "__dlpack__"})
+# Views whose number of results depends on the sizes (on tensor data: a count of data).
+COUNTING_VIEWS = frozenset({"split", "chunk", "unbind", "unfold", "tensor_split", "diagonal"})
 TENSOR_CASTS = frozenset({"float", "half", "bfloat16", "double", "int", "long", "short", "bool", "byte", "char",
                           "type", "type_as"})
 TENSOR_SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
@@ -173,11 +178,30 @@ TENSOR_SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", 
 TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 TORCH_MODULE_TENSOR_ATTRS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight",
                                        "in_proj_bias"})
+# Settings of torch.nn layers (numbers, tuples, strings, flags): any other attribute of a layer (a buffer
+# registered on it, a tensor stored on it) may be a tensor.
+TORCH_MODULE_CONFIG_ATTRS = frozenset({
+    "in_features", "out_features", "in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
+    "groups", "padding_mode", "output_padding", "transposed", "eps", "momentum", "affine", "track_running_stats",
+    "num_features", "normalized_shape", "elementwise_affine", "negative_slope", "inplace", "p", "dim", "training",
+    "num_embeddings", "embedding_dim", "padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse",
+    "approximate", "threshold", "value", "beta", "lambd", "min_val", "max_val", "alpha", "num_parameters",
+    "upscale_factor", "downscale_factor", "scale_factor", "mode", "align_corners", "output_size",
+    "return_indices", "ceil_mode", "count_include_pad", "divisor_override", "start_dim", "end_dim",
+    "unflattened_size", "num_heads", "head_dim", "batch_first", "embed_dim", "kdim", "vdim", "dropout",
+    "hidden_size", "input_size", "num_layers", "bidirectional", "proj_size", "nonlinearity", "num_groups",
+    "num_channels", "reduction", "ignore_index", "label_smoothing", "margin", "size", "recompute_scale_factor",
+    "lower", "upper", "use_input_stats", "add_zero_attn",
+})
 
 # Python builtins that compute on a tensor argument (host-side fallbacks).
 BUILTIN_TENSOR_COMPUTE = frozenset({"sum", "min", "max", "abs", "pow", "round", "divmod", "sorted", "map"})
+# Builtins that give a Python value of their argument: of a tensor (or of data), that value is data.
+BUILTIN_DATA = frozenset({"int", "float", "bool", "complex", "str", "repr", "format", "bytes", "bytearray", "hash",
+                          "ord", "chr", "bin", "hex", "oct", "ascii", "range", "memoryview"})
 BUILTIN_SCALAR = frozenset({"len", "int", "float", "bool", "str", "isinstance", "issubclass", "hasattr",
-                            "callable", "repr", "format", "ord", "chr", "hash", "range"})
+                            "callable", "repr", "format", "ord", "chr", "hash", "range", "bin", "hex", "oct",
+                            "ascii", "complex"})
 
 # Synonyms for task-allowed ops: allowing the key allows each of these names.
 OP_SYNONYMS = {"matmul": {"matmul", "mm", "bmm"}, "linear": {"linear", "addmm"},

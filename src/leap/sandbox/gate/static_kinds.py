@@ -7,6 +7,13 @@ candidates at once (``"a|b"``, the join of two branches). The lattice is small: 
 yet) below every kind, `UNKNOWN` above them. The analysis is *default deny*: `UNKNOWN` means "possibly a
 tensor", so an operator or a compute method on it is PyTorch compute; only kinds proven harmless
 (`SCALAR`, `OPAQUE`, ...) pass, and a container is harmless only when everything in it is.
+
+Two kinds carry a flavour in ``arg``. `DATA` (``Kind(Tag.TENSOR, "data")``) is tensor data read out as
+Python values (``.item()``, ``int(t)``, ``range(v)``, ``str(v)``) or a tensor or array built from them:
+everything computed from it, its length, its shape and its truth value are data too, and a container
+holding it is data (`has_data`). A `SCALAR` may be flavoured ``"seq"`` (a sequence: a shape, a list of
+numbers; numpy builds an array from it) and ``"dtype"`` (a dtype; ``t.to(d)`` converts): a join keeps
+every flavour (``"dtype|seq"``), an element of a sequence keeps all but ``"seq"``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ class Tag(Enum):
     TORCHMOD = "torchmod"    # a torch.nn layer instance: arg = layer name (lower case)
     TORCHMODS = "torchmods"  # nn.Sequential / ModuleList of torch.nn layers
     CALLABLE = "callable"    # lambdas or nested functions (analysed where defined): arg = ids ("1|2")
+    CTX = "ctx"              # the ctx of a torch.autograd.Function's forward/backward: arg = the class
     EXT = "ext"              # a load_inline extension with CUDA sources
     CPPEXT = "cppext"        # a load_inline extension with C++ sources only
     RAWKERNEL = "rawkernel"  # cupy RawKernel / ElementwiseKernel / RawModule.get_function
@@ -47,6 +55,10 @@ class Tag(Enum):
     CCKERNEL = "cckernel"
 
 
+# What a function's (or a lambda's) record of launches holds besides backend names: the functions and
+# lambdas it calls, followed from ModelNew's forward once the analysis is done.
+CALLS_FUNCTION = "@fn:"
+CALLS_CALLABLE = "@cb:"
 _UNIONS = (Tag.JIT, Tag.LAUNCHER, Tag.META, Tag.CALLABLE, Tag.USERFN)  # join keeps every name
 
 
@@ -78,6 +90,22 @@ class Kind:
         return False
 
     @property
+    def has_data(self) -> bool:
+        """Whether this is, or holds at any depth, tensor data read out as Python values (`DATA`)."""
+        if self.tag is Tag.TENSOR:
+            return self.arg == "data"
+        if self.tag in (Tag.ITEMS, Tag.INDEXED):
+            return self.inner is not None and self.inner.has_data
+        if self.tag is Tag.RECORD:
+            return any(k.has_data for _, k in self.fields)
+        return False
+
+    @property
+    def flavours(self) -> frozenset[str]:
+        """A `SCALAR`'s flavours (``"seq"``, ``"dtype"``)."""
+        return frozenset(self.arg.split("|")) - {""} if self.tag is Tag.SCALAR else frozenset()
+
+    @property
     def is_tensorish(self) -> bool:
         """Known to be a tensor or a container of tensors."""
         return self.tag in (Tag.TENSOR, Tag.TENSORS)
@@ -97,6 +125,9 @@ UNKNOWN = Kind(Tag.UNKNOWN)
 TENSOR = Kind(Tag.TENSOR)
 TENSORS = Kind(Tag.TENSORS)
 SCALAR = Kind(Tag.SCALAR)
+SEQ = Kind(Tag.SCALAR, "seq")        # a sequence of numbers (a shape, a list of constants)
+DTYPE = Kind(Tag.SCALAR, "dtype")    # a dtype
+DATA = Kind(Tag.TENSOR, "data")      # tensor data read out as Python values, or a tensor built from them
 NONE = Kind(Tag.NONE)
 OPAQUE = Kind(Tag.OPAQUE)
 JIT = Kind(Tag.JIT)
@@ -116,6 +147,17 @@ def ref(q: str) -> Kind:
     return Kind(Tag.REF, q)
 
 
+def scalar(flavours) -> Kind:
+    """A `SCALAR` with the given flavours."""
+    return Kind(Tag.SCALAR, "|".join(sorted(set(flavours) - {""})))
+
+
+def tainted(out: Kind, inputs) -> Kind:
+    """``out``, or `DATA` when one of ``inputs`` holds tensor data and ``out`` does not show it: what is
+    computed from data (by a call, an opaque function, a library) is data."""
+    return DATA if not out.has_data and any(k.has_data for k in inputs) else out
+
+
 def union_arg(a: str, b: str) -> str:
     """The names of two union kinds together ("" = not known, which absorbs the rest)."""
     if not a or not b:
@@ -124,15 +166,22 @@ def union_arg(a: str, b: str) -> str:
 
 
 def merge(a: Kind, b: Kind) -> Kind:
-    """Join of two kinds: equal kinds stay, a tensor wins (it is flagged either way), kernels, launchers,
-    callables and functions keep every name, records keep every field; anything else is `UNKNOWN`
-    (possibly a tensor). `UNSET` and `NONE` give way to the other kind."""
+    """Join of two kinds: equal kinds stay, a tensor wins (it is flagged either way) and data wins over it,
+    kernels, launchers, callables and functions keep every name, records keep every field, scalars every
+    flavour; anything else is `UNKNOWN` (possibly a tensor). `UNSET` and `NONE` give way to the other kind."""
     if a == b:
         return a
+    out = _merge(a, b)
+    return tainted(out, (a, b))
+
+
+def _merge(a: Kind, b: Kind) -> Kind:
     if a.tag in (Tag.UNSET, Tag.NONE):
         return b
     if b.tag in (Tag.UNSET, Tag.NONE):
         return a
+    if a.tag is Tag.SCALAR and b.tag is Tag.SCALAR:
+        return scalar(a.flavours | b.flavours)
     if Tag.TENSOR in (a.tag, b.tag):
         return TENSOR
     if a.tag is b.tag and a.tag in _UNIONS and a.bound == b.bound:
@@ -152,8 +201,8 @@ def merge(a: Kind, b: Kind) -> Kind:
     if a.tag is Tag.ITEMS and b.tag is Tag.ITEMS:
         return items(merge(a.inner or UNSET, b.inner or UNSET))
     if {a.tag, b.tag} == {Tag.ITEMS, Tag.SCALAR}:
-        c = a if a.tag is Tag.ITEMS else b
-        return items(merge(c.inner or UNSET, SCALAR))
+        c, o = (a, b) if a.tag is Tag.ITEMS else (b, a)
+        return items(merge(c.inner or UNSET, element(o)))
     return UNKNOWN
 
 
@@ -165,11 +214,14 @@ def join(ks) -> Kind:
 
 
 def items(inner: Kind) -> Kind:
-    """Kind of a container whose items have kind ``inner`` (tensors -> `TENSORS`, scalars -> `SCALAR`)."""
+    """Kind of a container whose items have kind ``inner`` (data -> `DATA`, tensors -> `TENSORS`, scalars ->
+    a `SCALAR` sequence)."""
+    if inner.has_data:
+        return DATA
     if inner.tag in (Tag.TENSOR, Tag.TENSORS):
         return TENSORS
-    if inner == SCALAR:
-        return SCALAR
+    if inner.tag is Tag.SCALAR:
+        return scalar(inner.flavours | {"seq"})
     if inner.tag is Tag.ITEMS and inner.inner is not None and inner.inner.tag is Tag.ITEMS:
         return UNKNOWN  # nesting this deep is not followed
     if inner.tag is Tag.RECORD:
@@ -200,10 +252,12 @@ def field(k: Kind, key: str | int) -> Kind:
 
 def container_of(container: Kind, item: Kind) -> Kind:
     """Kind of ``container`` after ``item`` is stored in it (append, ``c[k] = item``)."""
+    if item.has_data:
+        return DATA
     if container.tag is Tag.TENSORS:
         return TENSORS
-    if container == SCALAR:
-        return items(merge(SCALAR, item))
+    if container.tag is Tag.SCALAR:
+        return items(merge(element(container), item))
     if container.tag is Tag.ITEMS:
         return items(merge(container.inner or UNSET, item))
     if container.tag is Tag.RECORD:
@@ -215,10 +269,14 @@ def container_of(container: Kind, item: Kind) -> Kind:
 
 def element(k: Kind) -> Kind:
     """Kind of an element of ``k`` (iterating, indexing or unpacking it)."""
-    if k.tag in (Tag.TENSOR, Tag.TENSORS):
+    if k.tag is Tag.TENSOR:
+        return k
+    if k.tag is Tag.TENSORS:
         return TENSOR
-    if k.tag in (Tag.SCALAR, Tag.TORCHMODS):
-        return SCALAR if k.tag is Tag.SCALAR else Kind(Tag.TORCHMOD, "sequential")
+    if k.tag is Tag.SCALAR:
+        return scalar(k.flavours - {"seq"})
+    if k.tag is Tag.TORCHMODS:
+        return Kind(Tag.TORCHMOD, "sequential")
     if k.tag is Tag.OPAQUE:
         return OPAQUE
     if k.tag is Tag.ITEMS:

@@ -13,6 +13,11 @@ from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
 
 ENTRY_METHODS = ("forward", "__call__", "backward")
+# Methods of a torch.autograd.Function that take its ctx first; all but forward run only for gradients,
+# which the sandbox never computes (forward runs under no_grad): they are off the data path (init code:
+# the safety rules hold there, PyTorch compute does not count).
+AUTOGRAD_CTX_METHODS = ("forward", "backward", "setup_context", "jvp", "vjp")
+AUTOGRAD_OFF_PATH = ("backward", "setup_context", "jvp", "vjp")
 EXCLUDED_FUNCS = ("get_inputs", "get_init_inputs", "get_small_inputs")
 Key = tuple[str | None, str]
 
@@ -155,7 +160,8 @@ class Plan:
     # --- reachability ----------------------------------------------------------------------------
     def _path(self) -> set[Key]:
         roots = {k for k in self.functions if k[0] is not None and k[0] not in self.model_like
-                 and (k[1] in ENTRY_METHODS or _implicit(k[1]))}
+                 and (k[1] in ENTRY_METHODS or _implicit(k[1]))
+                 and not self.off_path(k)}
         skip = self.skipped_nodes()
         for node in ast.walk(self.ix.tree):
             if not isinstance(node, ast.Call):
@@ -164,6 +170,10 @@ class Plan:
                     and self._nested(node)):
                 roots |= self._refs(node)  # a lambda or nested function may be called from forward
         return self._closure({k for k in roots if not (k[0] is None and k[1] in EXCLUDED_FUNCS)})
+
+    def off_path(self, key: Key) -> bool:
+        """An autograd Function's backward (jvp, vjp, setup_context): never run by the sandbox."""
+        return key[0] in self.autograd and key[1] in AUTOGRAD_OFF_PATH
 
     def _nested(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Lambda):
@@ -189,7 +199,7 @@ class Plan:
             elif isinstance(node, ast.Name) and node.id in self.ix.classes:  # built (or its __init__ run) here
                 for c in [*self.mro(node.id), *[k for k in self.ix.classes if node.id in self.mro(k)]]:
                     out |= {k for k in self.functions if k[0] == c and (k[1] in ("__init__", *ENTRY_METHODS)
-                                                                       or _implicit(k[1]))}
+                                                                       or _implicit(k[1])) and not self.off_path(k)}
             elif isinstance(node, ast.Attribute) and node.attr in self.method_names:
                 out |= {k for k in self.functions if k[1] == node.attr and k[0] is not None}
         return out
