@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_static_gate import LAUNCH, assert_ok, assert_rejected, triton_src
 
+from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate.static_gate import check_source
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, TENSORS, UNKNOWN, UNSET, Kind, Tag, items, merge
 from leap.sandbox.judge.feedback import gate_feedback
@@ -233,7 +234,7 @@ def test_kinds_are_a_typed_lattice():
     assert merge(UNSET, SCALAR) == SCALAR and merge(SCALAR, UNKNOWN) == UNKNOWN and merge(TENSOR, SCALAR) == TENSOR
     jit_items = items(Kind(Tag.JIT))
     assert jit_items.tag is Tag.ITEMS and jit_items.inner == Kind(Tag.JIT) and not jit_items.maybe_tensor
-    assert items(TENSOR) == TENSORS and items(SCALAR) == SCALAR and UNKNOWN.maybe_tensor and UNSET.maybe_tensor
+    assert items(TENSOR) == TENSORS and items(SCALAR) == K.SEQ and UNKNOWN.maybe_tensor and UNSET.maybe_tensor
 
 
 def test_judge_gate_carries_rules_rule_line_and_strict_verdict():
