@@ -30,6 +30,13 @@ HACKS = {
     "traceback_frame": ("t = None\nif t is not None:\n    t = t.tb_next.tb_frame\nr = x\n" + COPY, "", "", "introspection"),
     "code_consts": ("c = self.forward\nk = c.co_consts if c is None else 0\nr = x\n" + COPY, "", "", "introspection"),
     "frame_globals": ("f = None\nif f is not None:\n    f = f.f_globals\nr = x\n" + COPY, "", "", "introspection"),
+    "format_field_frame": ("g = (i for i in range(1))\ns = '{0.gi_frame.f_back}'.format(g)\nr = x\n" + COPY, "", "",
+                           "introspection"),
+    "formatter_get_field": ("r = x\n" + COPY, "import string\n",
+                            "g = (i for i in range(1))\nf = string.Formatter().get_field('0.x', [g], {})",
+                            "forbidden_name"),
+    "type_hints_evaluate_strings": ("r = x\n" + COPY, "import typing\ndef f(a: 'int'):\n    pass\n",
+                                    "self.h = typing.get_type_hints(f)", "forbidden_name"),
     # 2. attributes of library layers other than their settings may be tensors; scalar methods with tensors
     "layer_buffer": ("s = self.act.buf\ns.resize_(x.shape)\ns.copy_(x)\na = s.numpy()\nr = torch.as_tensor(np.maximum(a, 0))"
                      "\n" + COPY, "", "self.act = nn.ReLU()\nself.act.register_buffer('buf', torch.empty(0))",

@@ -44,6 +44,10 @@ FORBIDDEN_PREFIXES = (
     # attribute access by string, PyTorch compute outside the analysed names
     "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
     "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
+    "functools.singledispatchmethod", "string.Formatter",
+    # evaluation of strings (annotations are evaluated as Python expressions in the module's globals)
+    "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref", "typing_extensions.get_type_hints",
+    "typing_extensions.ForwardRef", "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",
 )
 # os and sys: only these names.
 OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.basename", "os.path.dirname",

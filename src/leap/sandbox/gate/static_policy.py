@@ -6,6 +6,8 @@ modules, the environment, streams, dynamic attribute access, autotune sizes."""
 from __future__ import annotations
 
 import ast
+import re
+import string
 import sys
 import types
 from dataclasses import dataclass
@@ -311,6 +313,12 @@ class PolicyVisitor(ast.NodeVisitor):
                     self.add(node, "monkey_patch", f"{f.id} on an imported module or class")
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
+        if (isinstance(f, ast.Attribute) and f.attr in ("format", "format_map") and isinstance(f.value, ast.Constant)
+                and isinstance(f.value.value, str)):  # "{0.gi_frame}".format(g) reads attributes by name
+            for attr in _format_attrs(f.value.value):
+                if _is_dunder(attr):
+                    self.add(node, "dunder", f"format field attribute {attr} is not allowed")
+                self._attr_name(node, attr)
         self.generic_visit(node)
 
 
@@ -332,6 +340,19 @@ def _autotune_size(call: ast.Call) -> int | None:
             total *= len(range(*vals))
         return total
     return None
+
+
+def _format_attrs(text: str) -> list[str]:
+    """The attribute names a format string's fields read (``"{0.a[1].b}"`` -> a, b)."""
+    out: list[str] = []
+    try:
+        fields = [f for _, f, spec, _ in string.Formatter().parse(text) for f in (f, spec) if f]
+    except ValueError:
+        return out
+    for name in fields:
+        out += re.findall(r"\.([^.\[\]{}]+)", name)
+        out += _format_attrs(name) if "{" in name else []
+    return out
 
 
 def _kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
