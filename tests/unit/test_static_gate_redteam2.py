@@ -181,6 +181,8 @@ def test_autograd_function_binds_ctx_and_leaves_backward_off_the_data_path():
     run: forward runs under no_grad) may compute but keeps the safety rules."""
     assert_ok(triton_src("return Relu.apply(x)", extra=AUTOGRAD))
     assert_ok(triton_src("return Relu.apply(x, 2.0)", extra=AUTOGRAD))
+    assert_ok(triton_src("return RELU(x)", extra=AUTOGRAD + "\nRELU = Relu.apply\n"))  # apply as a value
+    assert_ok(triton_src("return self.fn(x)", extra=AUTOGRAD, init="self.fn = Relu.apply"))
     new_style = AUTOGRAD.replace("def forward(ctx, x, scale=1.0)", "def forward(x, scale=1.0)").replace(
         "        ctx.save_for_backward(x)\n        ctx.mark_non_differentiable(out)\n        ctx.scale = scale\n", "")
     new_style += ("\n    @staticmethod\n    def setup_context(ctx, inputs, output):\n        ctx.save_for_backward(inputs[0])\n"

@@ -171,6 +171,9 @@ def user_call(dp: Analysis, fk: Kind, args: CallArgs, env) -> Kind:
     for name in fk.names:
         key = tuple(name.split(".", 1)) if "." in name else (None, name)
         f = dp.funcs.get(key)
+        if f is None and key[1] == "apply" and key[0] in dp.plan.autograd:  # run = Fn.apply; run(x)
+            out = merge(out, _apply(dp, key[0], args, env))
+            continue
         if f is None:
             out = merge(out, UNKNOWN)
             continue
@@ -222,7 +225,8 @@ def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) 
     if t in (Tag.TORCHMOD, Tag.TORCHMODS):
         dp.compute(e, kb.arg or "sequential", f"calling a torch.nn layer method ({attr})")
         return TENSOR
-    if t is Tag.SCALAR and attr in ("get", "pop", "index", "count") and not args.tensor:
+    if t is Tag.SCALAR and attr in ("get", "pop", "setdefault") or (
+            t is Tag.SCALAR and attr in ("index", "count") and not args.tensor):  # a table of constants
         return _container_method(dp, e, kb, attr, args, env)
     if t is Tag.SCALAR and attr not in _STORING:  # a number, a string, a shape: with a tensor it computes
         if args.tensor:
@@ -267,22 +271,27 @@ def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, 
         return out
     if dp.plan.jit_method(cls, attr) is not None:
         return NONE
-    if attr == "apply" and cls in dp.plan.autograd:  # forward(ctx, *args), or forward(*args) with setup_context
-        fwd = dp.plan.resolve(cls, "forward")
-        if fwd:
-            a = args
-            if dp.plan.offset(fwd[0]) == 0 and not dp.plan.resolve(cls, "setup_context"):
-                a = CallArgs([Kind(Tag.CTX, cls), *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star,
-                             args.kwstar)
-            r = user_call(dp, _fn(fwd[0]), a, env)
-            return TENSOR if r in (UNKNOWN, UNSET) else r
-        return TENSOR
+    if attr == "apply" and cls in dp.plan.autograd:
+        return _apply(dp, cls, args, env)
     fk = dp.self_kind(cls, attr)
     if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD and not any("." in n for n in fk.names):
         # a module function stored on the class binds the instance (one stored on the instance does not)
         with_self = CallArgs([kb, *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star, args.kwstar)
         return merge(user_call(dp, fk, args, env), user_call(dp, fk, with_self, env))
     return call_value(dp, e, fk, args, env)
+
+
+def _apply(dp: Analysis, cls: str, args: CallArgs, env) -> Kind:
+    """``Fn.apply(*args)`` of an autograd Function: ``forward(ctx, *args)`` (``forward(*args)`` when the class
+    has ``setup_context``)."""
+    fwd = dp.plan.resolve(cls, "forward")
+    if not fwd:
+        return TENSOR
+    a = args
+    if dp.plan.offset(fwd[0]) == 0 and not dp.plan.resolve(cls, "setup_context"):
+        a = CallArgs([Kind(Tag.CTX, cls), *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star, args.kwstar)
+    r = user_call(dp, _fn(fwd[0]), a, env)
+    return TENSOR if r in (UNKNOWN, UNSET) else r
 
 
 def dunder_builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs, env) -> Kind | None:

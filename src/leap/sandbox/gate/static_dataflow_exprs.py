@@ -296,6 +296,8 @@ class ExprKinds:
         if jit is not None:
             return Kind(Tag.JIT, jit)
         keys = self.plan.resolve(cls, attr)
+        if not keys and attr == "apply" and cls in self.plan.autograd:  # Fn.apply as a value
+            return Kind(Tag.USERFN, f"{cls}.apply")
         if keys and bound:
             fn = Kind(Tag.USERFN, "|".join(sorted(f"{k[0]}.{k[1]}" for k in keys)))
             if any(self.plan.is_property(k) for k in keys):  # reading a property runs it

@@ -195,7 +195,8 @@ TORCH_MODULE_CONFIG_ATTRS = frozenset({
     "unflattened_size", "num_heads", "head_dim", "batch_first", "embed_dim", "kdim", "vdim", "dropout",
     "hidden_size", "input_size", "num_layers", "bidirectional", "proj_size", "nonlinearity", "num_groups",
     "num_channels", "reduction", "ignore_index", "label_smoothing", "margin", "size", "recompute_scale_factor",
-    "lower", "upper", "use_input_stats", "add_zero_attn",
+    "lower", "upper", "use_input_stats", "add_zero_attn", "k", "keepdim", "norm", "d_model", "nhead",
+    "dim_feedforward", "in1_features", "in2_features", "output_ratio",
 })
 
 # Python builtins that compute on a tensor argument (host-side fallbacks).
