@@ -35,6 +35,8 @@ HACKS = {
     "formatter_get_field": ("r = x\n" + COPY, "import string\n",
                             "g = (i for i in range(1))\nf = string.Formatter().get_field('0.x', [g], {})",
                             "forbidden_name"),
+    "collect_env_shell": ("r = x\n" + COPY, "from torch.utils.collect_env import run\n", "self.o = run('id')",
+                          "import"),
     "type_hints_evaluate_strings": ("r = x\n" + COPY, "import typing\ndef f(a: 'int'):\n    pass\n",
                                     "self.h = typing.get_type_hints(f)", "forbidden_name"),
     # 2. attributes of library layers other than their settings may be tensors; scalar methods with tensors
@@ -72,6 +74,14 @@ HACKS = {
                         "torch_compute"),
     "array_of_range": (BYTES + "r = torch.tensor([np.asarray(list(range(v))).size for v in b])\n" + COPY, "", "",
                        "torch_compute"),
+    "range_in_lambda": (BYTES + "f = lambda t: len(range(t))\nr = torch.tensor([f(v) for v in b])\n" + COPY, "", "",
+                        "torch_compute"),
+    "generator_yields_data": (BYTES + "def gen(t):\n    yield range(t)\nr = torch.tensor([len(next(gen(v))) for v in b])\n"
+                              + COPY, "", "", "torch_compute"),
+    "nested_generator_body": ("def gen():\n    yield x * 2\nr = next(gen())\n" + COPY, "", "", "torch_compute"),
+    "with_enter_data": (BYTES + "vals = []\nfor v in b:\n    h = H()\n    h.t = range(v)\n    with h as w:\n"
+                        "        vals.append(len(w))\nr = torch.tensor(vals)\n" + COPY,
+                        "class H(torch.no_grad):\n    def __enter__(self):\n        return self.t\n", "", "torch_compute"),
     "cdiv_of_data": (BYTES + "r = torch.tensor([triton.cdiv(v, 1) for v in b])\n" + COPY, "", "", "torch_compute"),
     # 4. numpy dtype constructors of sequences build arrays; array math at import time is compute
     "np_dtype_list_import": ("r = x\n" + COPY, "_T = np.float32([0.5, 1.5]) * 2\n", "", "import_time_compute"),

@@ -64,6 +64,7 @@ class DataPath(ExprKinds, StmtKinds):
         self.scopes: list[S.Scope] = [index.tree]
         self.comp_env: dict[str, Kind] | None = None
         self.loop_snaps: list[list[dict[str, Kind]]] = []
+        self.yielded: list[list[Kind]] = []     # per function being analysed: what its yields give
         self.free_writes: list[set[str]] = []   # per callable being analysed: enclosing names it changed
         self.meta_kernels: str | None = None
         self.callables: dict[str, set[str]] = {}
@@ -141,12 +142,14 @@ class DataPath(ExprKinds, StmtKinds):
         f.launches = set()
         self.sink = f.launches
         self.scopes.append(f.node)
+        self.yielded.append([])
         try:
             ret = self._body(f.node.body, env)
         finally:
             self.scopes.pop()
+            ys = self.yielded.pop()
             self.mode, self.cur_cls, self.fn_key, self.sink = state
-        self.rets.add(key, UNKNOWN if S.yields(f.node) else ret)
+        self.rets.add(key, K.tainted(UNKNOWN, ys) if S.yields(f.node) else ret)
 
     def _launches(self) -> set[str]:
         """The backends whose kernels ModelNew's forward (or its own ``__call__``) launches, itself or through
@@ -292,14 +295,17 @@ class DataPath(ExprKinds, StmtKinds):
         self.mode, self.fn_key, self.comp_env, self.loop_snaps, self.meta_kernels = "path", None, None, [], None
         self.sink = self.callables.setdefault(cid, set())
         self.scopes.append(node)
+        self.yielded.append([])
         try:
             if isinstance(node, ast.Lambda):
                 ret = self._kind(node.body, scope, node)
-            else:
-                ret = UNKNOWN if S.yields(node) else self._body(node.body, scope)
+            else:  # a generator's body is analysed too; calling it gives what it yields
+                ret = self._body(node.body, scope)
+                ret = K.tainted(UNKNOWN, self.yielded[-1]) if S.yields(node) else ret
             self.callable_rets[cid] = merge(self.callable_rets.get(cid, UNSET), ret)
         finally:
             self.scopes.pop()
+            self.yielded.pop()
             self.mode, self.fn_key, self.sink, self.comp_env, self.loop_snaps, self.meta_kernels = state
             written = self.free_writes.pop()
         for n in sorted(written):  # nonlocal names and enclosing containers it stored into

@@ -99,6 +99,11 @@ class ExprKinds:
             return k
         if isinstance(e, ast.Starred):
             return self._kind(e.value, env, stmt)
+        if isinstance(e, ast.Yield | ast.YieldFrom):  # what iterating the generator gives; send() gives anything
+            k = self._kind(e.value, env, stmt) if e.value is not None else K.NONE
+            if self.yielded:
+                self.yielded[-1].append(K.element(k) if isinstance(e, ast.YieldFrom) else k)
+            return UNKNOWN
         if isinstance(e, ast.JoinedStr):
             return K.join([SCALAR, *(self._kind(v, env, stmt) for v in e.values)])
         if isinstance(e, ast.FormattedValue):  # the text of a tensor is its data; an instance's, its __str__'s

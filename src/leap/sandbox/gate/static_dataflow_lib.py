@@ -219,8 +219,8 @@ def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
         return DATA
     if name == "len":  # of a tensor, its first size (metadata)
         return K.tainted(SCALAR, ks)
-    if name == "range":  # range(v) of a tensor's value is data (its length, its items, its truth value)
-        return DATA if any(k.tag is Tag.TENSOR for k in ks) else SEQ
+    if name == "range":  # range(v) of a tensor's value (or of a value that may be one) is data
+        return DATA if args.tensor else SEQ
     if name in T.BUILTIN_DATA and args.tensor:
         return DATA  # the tensor's value read out as a Python number or string
     if name in T.BUILTIN_SCALAR:

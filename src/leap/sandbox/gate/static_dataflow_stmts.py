@@ -12,6 +12,8 @@ from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate import static_reach as R
 from leap.sandbox.gate import static_scopes as S
+from leap.sandbox.gate.static_callargs import of_kinds
+from leap.sandbox.gate.static_dataflow_calls import user_call
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 
 _LOOP_ROUNDS = 6
@@ -91,7 +93,10 @@ class StmtKinds:
             for item in s.items:
                 k = self._kind(item.context_expr, env, s)
                 if item.optional_vars is not None:  # what __enter__ returns: known only for library contexts
-                    self._bind(item.optional_vars, k if k.tag in (Tag.OPAQUE, Tag.NONE) else UNKNOWN, env, s)
+                    entered = [user_call(self, Kind(Tag.USERFN, f"{c}.{n}"), of_kinds([]), env)
+                               for c, n in self.plan.resolve(k.arg, "__enter__")] if k.tag is Tag.USERMOD else []
+                    bound = k if k.tag in (Tag.OPAQUE, Tag.NONE) else K.tainted(UNKNOWN, entered)
+                    self._bind(item.optional_vars, bound, env, s)
             return self._body(s.body, env)
         elif isinstance(s, ast.Match):
             return self._match(s, env)

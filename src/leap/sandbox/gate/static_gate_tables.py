@@ -45,6 +45,10 @@ FORBIDDEN_PREFIXES = (
     "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
     "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
     "functools.singledispatchmethod", "string.Formatter",
+    # library modules that run processes, compilers or write files (torch.utils.collect_env.run is a shell)
+    "torch.utils.collect_env", "torch.utils.tensorboard", "torch.onnx", "torch.package", "torch.utils.model_zoo",
+    "torch.utils.bottleneck", "torch.serialization", "torch.utils.show_pickle", "numpy.f2py", "numpy.distutils",
+    "triton.compiler", "triton.runtime.build", "triton.backends", "triton.tools",
     # evaluation of strings (annotations are evaluated as Python expressions in the module's globals)
     "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref", "typing_extensions.get_type_hints",
     "typing_extensions.ForwardRef", "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",
