@@ -85,6 +85,7 @@ class PolicyVisitor(ast.NodeVisitor):
         self.import_names = {(a.asname or a.name).split(".")[0] if not a.asname else a.asname
                              for n in ast.walk(index.tree) if isinstance(n, ast.Import) for a in n.names}
         self.in_kernels = {id(n) for k in _kernel_defs(index) for n in ast.walk(k)}
+        self.own_attrs = _own_attrs(index.tree)
 
     def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
@@ -271,8 +272,8 @@ class PolicyVisitor(ast.NodeVisitor):
         if attr in T.INTROSPECTION_ATTRS or attr.startswith(T.INTROSPECTION_PREFIXES):
             self.add(node, "introspection", f"attribute {attr} (frame, code, generator or traceback "
                                             "introspection) is not allowed")
-        elif (attr in T.IO_METHODS or attr.startswith(T.IO_PREFIXES)) and attr not in T.IO_ALLOWED and not (
-                id(node) in self.in_kernels or self._named_elsewhere(node)):
+        elif (attr in T.IO_METHODS or (attr.startswith(T.IO_PREFIXES) and attr not in self.own_attrs)) and (
+                attr not in T.IO_ALLOWED and not (id(node) in self.in_kernels or self._named_elsewhere(node))):
             self.add(node, "file_io", f".{attr} (file I/O or serialization) is not allowed")
 
     def _named_elsewhere(self, node: ast.AST) -> bool:
@@ -340,6 +341,24 @@ def _autotune_size(call: ast.Call) -> int | None:
             total *= len(range(*vals))
         return total
     return None
+
+
+def _own_attrs(tree: ast.Module) -> frozenset[str]:
+    """Names the candidate gives its own methods and attributes (``def load_table``, ``self.loaded = ...``):
+    ``obj.loaded`` is then not taken for a library's save*/load* file I/O method."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for s in node.body:
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out.add(s.name)
+                for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign)
+                          else []):
+                    if isinstance(t, ast.Name):
+                        out.add(t.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+    return frozenset(out)
 
 
 def _format_attrs(text: str) -> list[str]:
