@@ -45,6 +45,9 @@ HACKS = {
                      "torch_compute"),
     "layer_setattr": ("setattr(self.lin, 'stash', x)\nr = torch.as_tensor(np.maximum(self.lin.stash.numpy(), 0))\n" + COPY,
                       "", "self.lin = nn.Linear(4, 4)", "torch_compute"),
+    "layer_setting_overwritten": ("s = self.lin.eps\nk_relu[(1,)](x, s, 1, BLOCK=256)\na = s.numpy()\na.clip(0, None, out=a)\n"
+                                  "r = s\n" + COPY, "", "self.lin = nn.LayerNorm(4)\nself.lin.eps = torch.empty(0)",
+                                  "torch_compute"),
     "scalar_method_with_tensor": ("r = x\ns = ','.join(x.tolist())\n" + COPY, "", "", "torch_compute"),
     # 3. builtins, lookups, tests and shapes of tensor data are data
     "len_range": (BYTES + "r = torch.tensor([len(range(v)) for v in b])\n" + COPY, "", "", "torch_compute"),

@@ -280,7 +280,7 @@ class ExprKinds:
                 return K.tainted(_META_ATTRS.get(e.attr, SCALAR), [kv])
             return kv if kv.tag is Tag.TENSOR and e.attr in T.TENSOR_VIEW_ATTRS else K.tainted(UNKNOWN, [kv])
         if kv.tag is Tag.TORCHMOD or kv.tag is Tag.TORCHMODS:
-            return layer_attr(kv, e.attr)
+            return UNKNOWN if e.attr in self.plan.foreign_stores else layer_attr(kv, e.attr)
         if kv.tag is Tag.CTX:
             return self.ctx_attr(kv, e.attr)
         if kv.tag in (Tag.EXT, Tag.CPPEXT):  # a function of the extension
@@ -291,8 +291,8 @@ class ExprKinds:
             return self._member(kv.arg, e.attr, bound=False)
         if kv.tag is Tag.REF:
             return self.ref(e, f"{kv.arg}.{e.attr}")
-        if kv.tag in (Tag.SCALAR, Tag.OPAQUE):
-            return kv
+        if kv.tag in (Tag.SCALAR, Tag.OPAQUE):  # unless the candidate stored something under that name
+            return UNKNOWN if e.attr in self.plan.foreign_stores else kv
         return UNKNOWN
 
     def _member(self, cls: str | None, attr: str, bound: bool) -> Kind:

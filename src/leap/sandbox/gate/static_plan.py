@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_scopes import foreign_attr_stores
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
 
 ENTRY_METHODS = ("forward", "__call__", "backward")
@@ -82,6 +83,7 @@ class Plan:
         self.rebinds_name = any(isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, ast.Store)
                                 for n in ast.walk(ix.tree))  # then `if __name__ == "__main__":` may run
         self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
+        self.foreign_stores = foreign_attr_stores(ix.tree)
         self.path_keys = sorted(self._path(), key=_order)
         done = set(self.path_keys)
         self.import_keys = sorted(self._closure(self._refs_module()) - done, key=_order)

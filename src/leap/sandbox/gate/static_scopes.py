@@ -287,3 +287,18 @@ def _atomic(e: ast.AST | None) -> bool:
         last = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
         return last in _SCALAR_CALLS or last in T.TENSOR_SCALAR_METHODS
     return False
+
+
+def foreign_attr_stores(tree: ast.Module) -> frozenset[str]:
+    """Attribute names the candidate stores on objects other than ``self``/``cls`` (``self.act.buf = t``,
+    ``props.x = t``, ``setattr(layer, "eps", t)``): reading such a name off a library object (a layer, a
+    device's properties, a number) may give back what was stored, whatever the object's own attributes are."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                out.add(node.attr)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            out.add(node.args[1].value)
+    return frozenset(out)
