@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 
 from leap.sandbox.gate.static_index import ModuleIndex
-from leap.sandbox.gate.static_scopes import foreign_attr_stores
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
+from leap.sandbox.gate.static_scopes import foreign_attr_stores
 
 ENTRY_METHODS = ("forward", "__call__", "backward")
 # Methods of a torch.autograd.Function that take its ctx first; all but forward run only for gradients,
