@@ -106,6 +106,7 @@ HACKS = {
     "to_dtype_variable": ("d = x.dtype\nr = x.to(d)\n" + COPY, "", "", "torch_compute"),
     "to_dtype_attribute": ("r = x.to(self.dt)\n" + COPY, "", "self.dt = torch.float16", "torch_compute"),
     "to_dtype_map": ("r = x.to(MAP[x.dtype])\n" + COPY, "MAP = {torch.float32: torch.float16}\n", "", "torch_compute"),
+    "to_dtype_kwargs_pack": ("opts = {'dtype': torch.float16}\nr = x.to(**opts)\n" + COPY, "", "", "torch_compute"),
     "to_dtype_default": ("r = conv(x)\n" + COPY, "def conv(t, dt=torch.float16):\n    return t.to(dt)\n", "",
                          "torch_compute"),
 }
@@ -161,6 +162,7 @@ LEGIT = {
     "dtype_dispatch": "blk = BLOCKS.get(x.dtype, 256)\n" + LAUNCH.replace("BLOCK=256", "BLOCK=blk") + "return out",
     "keys_in_kwargs": "opts = dict(BLOCK=256)\nif 'BLOCK' in opts:\n    pass\n" + LAUNCH + "return out",
     "own_load_and_save_names": "self.loaded = True\nself.load_table()\n" + LAUNCH + "return out",
+    "to_memory_format": "y = x.to(memory_format=torch.contiguous_format)\nr = y\n" + LAUNCH + "return out",
     "numpy_scalars": "eps = np.float32(1e-5)\nsz = int(np.prod(x.shape))\n" + LAUNCH + "return out",
 }
 

@@ -365,7 +365,7 @@ def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArg
         _size_args(dp, e, attr, args)
         return out
     if attr == "to":
-        if "dtype" in args.kw or any(k.tag is Tag.TENSOR or "dtype" in k.flavours for k in args.pos) or any(
+        if "dtype" in args.kw or any(k.tag is Tag.TENSOR or "dtype" in k.flavours for k in args.kinds()) or any(
                 _is_dtype(dp, a) for a in e.args):
             dp.compute(e, "to", "dtype conversion with .to()" + _CONVERT)
         return out

@@ -247,8 +247,8 @@ class ExprKinds:
             cat = torch_category(q)
             if cat == "compute" and self.mode == "path":
                 self.compute(node, last, f"reference to {q}")
-            if cat == "dtype":
-                return K.DTYPE
+            if cat == "dtype":  # memory formats and layouts are not dtypes
+                return SCALAR if last in _LAYOUTS else K.DTYPE
         if root in ("numpy", "cupy") and last in T.ARRAY_LIB_DTYPES and any(c.isdigit() for c in last):
             return K.DTYPE  # np.float32
         if last in _CONSTANTS.get(root, ()):
@@ -312,6 +312,7 @@ class ExprKinds:
 
 
 _META_ATTRS = {"shape": K.SEQ, "dtype": K.DTYPE}
+_LAYOUTS = ("strided", "contiguous_format", "channels_last", "preserve_format")
 
 
 def layer_attr(kv: Kind, attr: str) -> Kind:
