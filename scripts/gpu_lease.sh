@@ -4,6 +4,7 @@
 #   bash scripts/gpu_lease.sh start      # carry .whl .sftdata .kb: snapshot the repo, launch every chain
 #   bash scripts/gpu_lease.sh piece      # carry .gguf_pieces (one piece a call; the last one starts the build)
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
+#   bash scripts/gpu_lease.sh sandbox    # instead of start: the sandbox chain alone, quiet GPU (carry .whl)
 #   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
 # gpu-marked test while the model chains generate on the same GPU (the shared-GPU run).
@@ -42,15 +43,15 @@ env_here() {
 
 wait_for() { local t=0; while [ ! -e "$1" ] && [ "$t" -lt "$2" ]; do sleep 5; t=$((t + 5)); done; [ -e "$1" ]; }
 
-chain_sandbox() {
+chain_sandbox() {  # SB_INLINE: cuda_inline candidates in the throughput batch; SB_TESTS_S: the test stage's limit
   env_here
-  stage tp_pool 200 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0 --mode pool \
+  stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
     --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
-  stage audit_quiet 300 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
-    --out "$W/out/sandbox/AUDIT_GPU_quiet.md"
   nvidia-smi > "$W/out/sandbox/nvidia_smi_before_tests.txt" 2>&1
-  stage gpu_tests 1000 python3 -m pytest -q -p no:cacheprovider -m gpu --timeout 300 -rfEs \
-    --junitxml "$W/out/sandbox/gpu_tests.xml" tests
+  stage gpu_tests "${SB_TESTS_S:-1000}" python3 -m pytest -q -p no:cacheprovider -m gpu --timeout 600 -rfEs \
+    --durations 40 --junitxml "$W/out/sandbox/gpu_tests.xml" tests
+  stage audit 300 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
+    --out "$W/out/sandbox/AUDIT_GPU.md"
   python3 scripts/gpu_tests_report.py "$W/out/sandbox/gpu_tests.xml" > "$W/out/sandbox/GPU_TESTS.md" 2>&1
   nvidia-smi > "$W/out/sandbox/nvidia_smi_after_tests.txt" 2>&1
   touch "$W/out/S.done"
@@ -108,6 +109,15 @@ case "${1:-}" in
     mkdir -p "$W/out/sandbox"
     setsid nohup bash "$W/repo/scripts/gpu_lease.sh" S > "$W/out/logs/S.log" 2>&1 < /dev/null &
     setsid nohup bash "$W/repo/scripts/gpu_lease.sh" K > "$W/out/logs/K.log" 2>&1 < /dev/null &
+    sleep 1; progress ;;
+  sandbox)  # a lease for the sandbox chain alone on a quiet GPU (carry .whl): throughput, every gpu test, audit
+    if [ ! -d "$W/repo" ]; then
+      mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox"
+      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
+      touch "$W/out/A.done" "$W/out/B.done" "$W/out/K.done"  # no model or KernelBench chains in this lease
+      setsid nohup bash "$W/repo/scripts/gpu_lease.sh" S > "$W/out/logs/S.log" 2>&1 < /dev/null &
+    fi
     sleep 1; progress ;;
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
     if [ ! -d "$W/repo" ]; then

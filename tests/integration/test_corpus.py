@@ -71,21 +71,27 @@ def test_gate_agrees_with_corpus(case):
 
 
 @pytest.fixture(scope="module")
-def gpu_sandbox():
+def gpu_run():
+    """Every case through one warm CUDA sandbox, pipelined as `leap sandbox audit` runs them (faults
+    included, so a fault that hurts its neighbours shows up as their wrong verdicts); the sandbox stays
+    open for the health check after them."""
     from leap.sandbox import Sandbox
+    from leap.sandbox.corpus import run_cases
 
     with Sandbox(_config("cuda"), device="cuda") as sb:
-        yield sb
+        yield sb, {r.case.id: r for r in run_cases(CASES, "cuda", root=None, parallel=True, sandbox=sb)}
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_gpu_case(gpu_sandbox, case):
-    _check(gpu_sandbox, case, "cuda")
+def test_gpu_case(gpu_run, case):
+    r = gpu_run[1][case.id]
+    assert r.got in case.expect, f"{case.id}: expected {case.expect}, got {r.got}: {r.feedback[:300]}"
 
 
 @pytest.mark.gpu
-def test_gpu_pool_healthy_after_faults(gpu_sandbox):
+def test_gpu_pool_healthy_after_faults(gpu_run):
+    """The pool that ran the whole corpus (faults included) still passes the legit CUDA kernels."""
     for name in ("legit/cuda_inline_relu", "legit/nvrtc_rawkernel_relu", "legit/relu_empty_written"):
         case = next(c for c in CASES if c.id == name)
-        assert _check(gpu_sandbox, case, "cuda").status == "ok"
+        assert _check(gpu_run[0], case, "cuda").status == "ok"

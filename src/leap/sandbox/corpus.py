@@ -111,20 +111,24 @@ def gate_only(case: Case, root=None) -> CaseResult:
 
 
 def run_cases(cases: list[Case], device: str = "cpu", config=None, root=None,
-              parallel: bool = False) -> Iterator[CaseResult]:
+              parallel: bool = False, sandbox=None) -> Iterator[CaseResult]:
     """Verify each case in one warm `Sandbox` (faults included: the pool must stay healthy).
 
     Sequential by default (in order); ``parallel`` pipelines them through ``verify_many`` (compiles
-    overlap) and yields results as they complete."""
+    overlap) and yields results as they complete. ``sandbox``: an open one to use (else one is opened)."""
+    from contextlib import nullcontext
+
     from leap.sandbox import Sandbox
 
-    with Sandbox(config, device=device) as sb:
-        if parallel:
-            pairs = [(case_task(c, root), c.source) for c in cases]
-            for i, v in sb.verify_many(pairs, device=device):
-                st = v.stage_seconds
-                busy = st.get("total", 0.0) - sum(x for k, x in st.items() if k.endswith("_wait"))
-                yield CaseResult(cases[i], v.status, max(busy, 0.0), v.feedback, v.detail, {"stage_seconds": st})
+    with nullcontext(sandbox) if sandbox is not None else Sandbox(config, device=device) as sb:
+        if parallel:  # one pipelined batch per backend a case names (most name none: detected)
+            for backend in dict.fromkeys(c.backend for c in cases):
+                group = [c for c in cases if c.backend == backend]
+                pairs = [(case_task(c, root), c.source) for c in group]
+                for i, v in sb.verify_many(pairs, backend=backend or "auto", device=device):
+                    st = v.stage_seconds
+                    busy = st.get("total", 0.0) - sum(x for k, x in st.items() if k.endswith("_wait"))
+                    yield CaseResult(group[i], v.status, max(busy, 0.0), v.feedback, v.detail, {"stage_seconds": st})
             return
         for case in cases:
             t0 = time.monotonic()
