@@ -161,3 +161,34 @@ def test_degenerate_nonfinite_share_on_big_tensors():
     assert torch.equal(_sample(torch.arange(n) * 3 - 1), idx * 3 - 1)
     small = torch.arange(SAMPLE)
     assert torch.equal(_sample(small), small)  # small tensors are compared whole
+
+
+HUGE_INPUTS = RELU.replace("torch.rand(4, 8)", "torch.rand(2 ** 38)")  # 1 TiB of float32 in the small inputs
+HUGE_MODEL = RELU.replace("class Model(nn.Module):", """class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.empty(2 ** 38))
+""")
+
+
+def test_inputs_too_large_for_the_host_are_the_judges_memory_error_before_any_allocation():
+    import pytest
+
+    from leap.sandbox.judge.inputs import planned_bytes
+
+    module = load_task_module(HUGE_INPUTS, "huge")
+    assert planned_bytes(module, small=True) == 2 ** 40 + 4 * 8  # the float tensor + the int64 index tensor
+    with pytest.raises(MemoryError, match=r"inputs need 5120\.0 GiB; the host has"):
+        _trials(HUGE_INPUTS)  # 5 trials of it at once
+    assert planned_bytes(load_task_module(RELU, "r"), small=True) == 4 * 8 * 4 + 4 * 8
+
+
+def test_model_weights_too_large_for_the_host_are_the_judges_memory_error():
+    import pytest
+
+    from leap.sandbox.judge.task_module import build_model, planned_model_bytes
+
+    module = load_task_module(HUGE_MODEL, "huge_model")
+    assert planned_model_bytes(module, []) == 2 ** 40
+    with pytest.raises(MemoryError, match=r"Model weights need 1024\.0 GiB"):
+        build_model(module, [], seed=0)

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.judge.task_module import RNG_LOCK, TaskModuleError, get_inputs, seeded
+from leap.sandbox.judge.task_module import RNG_LOCK, TaskModuleError, get_inputs, require_host_room, seeded
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
@@ -108,13 +108,33 @@ def _moved(xs: list[Any], dev: torch.device) -> list[Any]:
     return [x.to(dev) if isinstance(x, torch.Tensor) and x.device != dev else x for x in xs]
 
 
+def planned_bytes(module: types.ModuleType, small: bool) -> int | None:
+    """The bytes of the task's tensor inputs, planned on the meta device (nothing allocated), or ``None``
+    when ``get_inputs()`` cannot run there (it reads values, calls numpy, ...)."""
+    try:
+        with RNG_LOCK, torch.device("meta"):
+            xs = get_inputs(module, small)
+    except Exception:  # noqa: BLE001 - unknown: the draw itself decides
+        return None
+    return sum(x.numel() * x.element_size() for x in xs if isinstance(x, torch.Tensor))
+
+
+def check_host_room(module: types.ModuleType, small: bool, copies: int = 1, share: float = 0.5) -> None:
+    """`MemoryError` (the judge's, not the candidate's) when ``copies`` sets of the task's inputs would take
+    more than ``share`` of the host's available memory: drawing them would get the judge's process killed by
+    the OS (where memory is overcommitted, a 1 TiB ``torch.rand`` succeeds and dies touching its pages)."""
+    need = planned_bytes(module, small)
+    require_host_room(None if need is None else need * copies, "the task's inputs", share)
+
+
 def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | torch.device = "cpu") -> list[Any]:
     """The task's own inputs drawn under ``seed``, on ``device``; torch's global RNGs are restored.
 
     Off the CPU, ``get_inputs()`` runs under ``with torch.device(device)``, so its factory calls
     (randn, rand, randint, tensor, ...) allocate and draw there (same shapes, dtypes and distributions,
     other values than on the CPU); tensors it makes elsewhere are moved. A task whose inputs cannot be
-    made under the device context falls back to drawing on the CPU and moving. Holds
+    made under the device context falls back to drawing on the CPU and moving. Inputs too large for the
+    host (`check_host_room`) or the device raise `MemoryError` / ``torch.OutOfMemoryError``. Holds
     `leap.sandbox.judge.task_module.RNG_LOCK` (judge threads seed the global generator one at a time)."""
     dev = _device(device)
     if dev.type == "cpu":
@@ -126,7 +146,8 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
         try:
             with dev:
                 return _moved(get_inputs(module, small), dev)
-        except TaskModuleError:
+        except TaskModuleError:  # not a memory error: those propagate (the judge's, see `_call`)
+            check_host_room(module, small)
             torch.manual_seed(seed)
             return _moved(get_inputs(module, small), dev)
 
@@ -137,8 +158,11 @@ def make_trials(task: Any, module: types.ModuleType, *, n_trials: int = 5, seed:
 
     Deterministic given ``seed`` and ``device`` (so tests can replay it); torch's global RNG states are
     restored afterwards. Every tensor is drawn directly on ``device`` (a seeded generator there), so a
-    GPU judge never draws large inputs on the host; ``device="cpu"`` gives CPU tensors."""
+    GPU judge never draws large inputs on the host; ``device="cpu"`` gives CPU tensors, after
+    `check_host_room` found room for all of them."""
     dev = _device(device)
+    if dev.type == "cpu":
+        check_host_room(module, small, copies=max(1, n_trials))
     rng = random.Random(seed)
     domains = _domains(task)
     trials: list[Trial] = []

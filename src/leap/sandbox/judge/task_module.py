@@ -53,8 +53,12 @@ def load_task_module(task_source: str, name: str) -> types.ModuleType:
 
 
 def _call(module: types.ModuleType, fn_name: str) -> list[Any]:
+    """``module.fn_name()`` as a list; a failure is the task's (`TaskModuleError`) unless the judge ran out of
+    memory (`MemoryError`, ``torch.OutOfMemoryError``), which propagates as it is: the judge's problem."""
     try:
         value = getattr(module, fn_name)()
+    except (MemoryError, torch.OutOfMemoryError):
+        raise
     except Exception as exc:  # noqa: BLE001
         raise TaskModuleError(f"{module.__file__}: {fn_name}() failed ({type(exc).__name__}: {exc})") from None
     if not isinstance(value, list | tuple):
@@ -89,13 +93,48 @@ def get_inputs(module: types.ModuleType, small: bool) -> list[Any]:
     return _call(module, fn)
 
 
+def host_available_bytes() -> int | None:
+    """The host memory the kernel reports as available (``MemAvailable``), or ``None`` where unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def require_host_room(need: int | None, what: str, share: float = 0.5) -> None:
+    """`MemoryError` (the judge's problem, never the candidate's) when ``need`` bytes are more than ``share`` of
+    the host's available memory: allocating them could get the judge's process killed by the OS (where memory
+    is overcommitted, a 1 TiB ``torch.rand`` succeeds and the process dies touching its pages)."""
+    room = host_available_bytes()
+    if need is not None and room is not None and need > share * room:
+        raise MemoryError(f"{what} need {need / 2**30:.1f} GiB; the host has {room / 2**30:.1f} GiB available")
+
+
+def planned_model_bytes(module: types.ModuleType, init_inputs: list[Any]) -> int | None:
+    """The bytes of ``Model(*init_inputs)``'s parameters and buffers, built on the meta device (nothing
+    allocated), or ``None`` when it cannot be built there."""
+    try:
+        with RNG_LOCK, torch.device("meta"):
+            model = module.Model(*init_inputs)
+        return sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
+    except Exception:  # noqa: BLE001 - unknown: the real build decides
+        return None
+
+
 def build_model(module: types.ModuleType, init_inputs: list[Any], seed: int,
                 device: str | torch.device = "cpu") -> torch.nn.Module:
     """``torch.manual_seed(seed)`` then ``Model(*init_inputs)``, moved to ``device`` (train mode, like the
-    candidate, as KernelBench does)."""
+    candidate, as KernelBench does); `MemoryError` first when its weights would not fit the host."""
+    require_host_room(planned_model_bytes(module, init_inputs), "the task's Model weights")
     with seeded(seed):
         try:
             model = module.Model(*init_inputs)
+        except (MemoryError, torch.OutOfMemoryError):
+            raise
         except Exception as exc:  # noqa: BLE001
             raise TaskModuleError(f"{module.__file__}: Model(*init_inputs) failed ({type(exc).__name__}: "
                                   f"{exc})") from None
