@@ -43,18 +43,33 @@ env_here() {
 
 wait_for() { local t=0; while [ ! -e "$1" ] && [ "$t" -lt "$2" ]; do sleep 5; t=$((t + 5)); done; [ -e "$1" ]; }
 
-chain_sandbox() {  # SB_INLINE: cuda_inline candidates in the throughput batch; SB_TESTS_S: the test stage's limit
+chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candidates in its batch; SB_TESTS_S: the test stage's limit
   env_here
-  stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
+  [ "${SB_TP:-1}" = 0 ] || stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
     --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
   nvidia-smi > "$W/out/sandbox/nvidia_smi_before_tests.txt" 2>&1
-  stage gpu_tests "${SB_TESTS_S:-1000}" python3 -m pytest -q -p no:cacheprovider -m gpu --timeout 600 -rfEs \
-    --durations 40 --junitxml "$W/out/sandbox/gpu_tests.xml" tests
+  stage gpu_tests "${SB_TESTS_S:-1000}" bash scripts/gpu_lease.sh T
   stage audit 300 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
     --out "$W/out/sandbox/AUDIT_GPU.md"
-  python3 scripts/gpu_tests_report.py "$W/out/sandbox/gpu_tests.xml" > "$W/out/sandbox/GPU_TESTS.md" 2>&1
+  python3 scripts/gpu_tests_report.py "$W"/out/sandbox/gpu_tests_*.xml > "$W/out/sandbox/GPU_TESTS.md" 2>&1
   nvidia-smi > "$W/out/sandbox/nvidia_smi_after_tests.txt" 2>&1
   touch "$W/out/S.done"
+}
+
+gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer...) resumes after the killed file
+  local files part=0 rc last
+  files=$(python3 -m pytest -q -p no:cacheprovider -m gpu --collect-only tests 2>/dev/null | grep '::' | cut -d: -f1 | uniq)
+  while [ -n "$files" ]; do
+    part=$((part + 1))
+    # shellcheck disable=SC2086
+    python3 -m pytest -v -p no:cacheprovider -m gpu --timeout 600 -rfEs --durations 20 \
+      --junitxml "$W/out/sandbox/gpu_tests_$part.xml" $files > "$W/out/logs/gpu_tests_$part.log" 2>&1; rc=$?
+    echo "part $part: rc=$rc"; tail -1 "$W/out/logs/gpu_tests_$part.log"
+    [ "$rc" -ge 128 ] || break  # a normal end (0 passed, 1 failures, ...): done
+    last=$(grep -oE '^tests/[^ ]+::[^ ]+' "$W/out/logs/gpu_tests_$part.log" | tail -1)
+    echo "part $part killed (signal $((rc - 128))) in: $last"
+    files=$(echo "$files" | sed -n "\#^${last%%::*}\$#,\$p" | tail -n +2)
+  done
 }
 
 kb_final() {  # kb_final DIR: how many problems have a final row in DIR/results.jsonl
@@ -138,6 +153,7 @@ case "${1:-}" in
     progress
     bash scripts/gpu_session.sh pack > /dev/null 2>&1 ;;
   S) chain_sandbox ;;
+  T) env_here; gpu_tests ;;
   K) chain_kb ;;
   *) echo "usage: $0 start|piece|wait SECONDS"; exit 2 ;;
 esac

@@ -1,4 +1,4 @@
-"""Markdown summary of a pytest JUnit XML file: counts, then every failure, error and skip with its reason
+"""Markdown summary of pytest JUnit XML files (the parts of one run): counts, then every failure, error and skip with its reason
 (so a GPU run's record in docs/ shows what did not run and why)."""
 
 from __future__ import annotations
@@ -9,9 +9,13 @@ from collections import Counter
 from datetime import datetime, timezone
 
 
-def main(path: str) -> None:
-    root = ET.parse(path).getroot()
-    cases = list(root.iter("testcase"))
+def main(paths: list[str]) -> None:
+    cases = []
+    for path in paths:  # a run resumed after a kill writes one file per part
+        try:
+            cases += list(ET.parse(path).getroot().iter("testcase"))
+        except (OSError, ET.ParseError) as exc:
+            print(f"{path}: unreadable ({exc}); a killed part writes none\n")
     outcome, notes = Counter(), []
     for c in cases:
         name = f"{c.get('classname')}::{c.get('name')}"
@@ -29,4 +33,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])
