@@ -186,7 +186,9 @@ def _flat(obj: Any) -> list[Any]:
 
 def _sample(flat: torch.Tensor) -> torch.Tensor:
     """``flat`` itself when small, else a fixed pseudo-random subset of `SAMPLE` of its elements (the same
-    positions for every tensor of that length on that device)."""
+    positions for every tensor of that length on that device). The positions are kept on the host: a small
+    tensor cached on a GPU would pin the whole allocator segment it was carved from (it held 248 MiB that
+    ``torch.cuda.empty_cache()`` could not hand back before the next generation)."""
     n = flat.numel()
     if n <= SAMPLE:
         return flat
@@ -194,11 +196,11 @@ def _sample(flat: torch.Tensor) -> torch.Tensor:
     idx = _SAMPLE_INDEX.get(key)
     if idx is None:
         gen = torch.Generator(device=flat.device).manual_seed(0x5A3)
-        idx = torch.randint(0, n, (SAMPLE,), generator=gen, device=flat.device).sort().values  # locality
+        idx = torch.randint(0, n, (SAMPLE,), generator=gen, device=flat.device).sort().values.cpu()  # locality
         if len(_SAMPLE_INDEX) >= 16:
             _SAMPLE_INDEX.clear()
         _SAMPLE_INDEX[key] = idx
-    return flat[idx]
+    return flat[idx.to(flat.device)]
 
 
 def _varied(flat: torch.Tensor, finite: torch.Tensor | None) -> bool | None:
