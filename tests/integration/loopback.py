@@ -31,7 +31,9 @@ def leap_server(args: list[str], log_path: Path, *, env: dict | None = None,
     port = free_port()
     with open(log_path, "w+") as log:
         proc = subprocess.Popen([sys.executable, "-m", "leap.cli.main", *args, "--port", str(port)],
-                                env=env or {**os.environ, "PYTHONPATH": SRC}, stderr=log, text=True)
+                                env=env or {**os.environ, "PYTHONPATH": os.pathsep.join(
+                                    p for p in (SRC, os.environ.get("PYTHONPATH")) if p)},  # keep where deps are
+                                stderr=log, text=True)
         base = f"http://127.0.0.1:{port}"
         try:
             for _ in range(tries):
