@@ -6,6 +6,9 @@
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
 #   bash scripts/gpu_lease.sh sandbox    # instead of start: the sandbox chain alone, quiet GPU (carry .whl)
 #   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
+#   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
+#                                        # the sandbox chain (every gpu test, audit) while the real model's
+#                                        # `leap eval` generates on the same GPU (the shared-GPU run)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
 # gpu-marked test while the model chains generate on the same GPU (the shared-GPU run).
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
@@ -72,6 +75,22 @@ gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer
   done
 }
 
+chain_loaded() {  # the model generating (`leap eval`, over and over) while the sandbox chain runs beside it
+  env_here
+  wait_for "$M/.ready" 900 || { echo "no model"; touch "$W/out/S.done" "$W/out/L.done"; return; }
+  local n=0
+  (while [ ! -f "$W/out/S.done" ]; do n=$((n + 1))
+     stage "eval_loaded_$n" 900 leap eval --model "$M" --backend hf --cache static --tasks builtin:eval --samples 4 \
+       --turns 3 --tasks-per-batch 20 --max-new-tokens 1024 --temperature 0.7 --device cuda --out "$W/out/eval_loaded_$n"
+   done) > "$W/out/logs/L_eval.log" 2>&1 &
+  local evals=$!
+  sleep 60  # the first generation batch is under way before the tests start
+  nvidia-smi > "$W/out/sandbox/nvidia_smi_loaded.txt" 2>&1
+  SB_TP=0 chain_sandbox
+  kill "$evals" 2>/dev/null; pkill -f "leap eval --model $M"; pkill -f "leap.cli.main eval --model $M"
+  touch "$W/out/L.done"
+}
+
 kb_final() {  # kb_final DIR: how many problems have a final row in DIR/results.jsonl
   python3 -c "import json,sys; print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get('final')))" \
     "$1/results.jsonl" 2>/dev/null || echo 0
@@ -134,6 +153,15 @@ case "${1:-}" in
       setsid nohup bash "$W/repo/scripts/gpu_lease.sh" S > "$W/out/logs/S.log" 2>&1 < /dev/null &
     fi
     sleep 1; progress ;;
+  loaded)  # sandbox chain + a real model's eval on the same GPU (carry .whl, then .gguf_pieces in `piece` calls)
+    if [ ! -d "$W/repo" ]; then
+      mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox"
+      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
+      touch "$W/out/A.done" "$W/out/B.done" "$W/out/K.done"  # no training or KernelBench chains in this lease
+      setsid nohup bash "$W/repo/scripts/gpu_lease.sh" L > "$W/out/logs/S.log" 2>&1 < /dev/null &
+    fi
+    bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
     if [ ! -d "$W/repo" ]; then
       mkdir -p "$W/repo" "$W/out/logs" "$W/ck"
@@ -154,6 +182,7 @@ case "${1:-}" in
     bash scripts/gpu_session.sh pack > /dev/null 2>&1 ;;
   S) chain_sandbox ;;
   T) env_here; gpu_tests ;;
+  L) chain_loaded ;;
   K) chain_kb ;;
   *) echo "usage: $0 start|piece|wait SECONDS"; exit 2 ;;
 esac

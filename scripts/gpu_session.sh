@@ -30,8 +30,8 @@
 # SFT rows; no weights) and $OUT/status.txt.
 set -u
 W=${LEAP_GPU_DIR:-/tmp/leap15}
-MODEL=qwen2.5-coder-1.5b-instruct
-GGUF_BYTES=1117320768
+MODEL=${LEASE_MODEL:-qwen2.5-coder-1.5b-instruct}  # qwen2.5-coder-0.5b-instruct: 9 pieces instead of 19
+case $MODEL in *0.5b*) GGUF_BYTES=491400064 ;; *) GGUF_BYTES=1117320768 ;; esac
 M=$W/q15
 EVAL_S=${EVAL_S:-270}     # one leap eval on builtin:eval (20 tasks x 4 samples x 3 turns)
 SFT_S=${SFT_S:-240}
