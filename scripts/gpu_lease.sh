@@ -137,6 +137,16 @@ progress() {
   for c in S K; do echo "--- $c$([ -f "$W/out/$c.done" ] && echo ' (done)')"; grep -E "===" "$W/out/logs/$c.log" 2>/dev/null | tail -4; done
 }
 
+launch() {  # launch CHAIN "DONE...": on a lease's first call, copy the repo, set up, start CHAIN in the background
+  local chain=$1 log=$1; [ "$chain" = L ] && log=S  # the loaded chain logs as the sandbox chain
+  if [ -d "$W/repo" ]; then echo "already started"; return; fi
+  mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox" "$W/ck"
+  tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+  (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
+  for c in $2; do touch "$W/out/$c.done"; done  # the chains this lease does not run
+  setsid nohup bash "$W/repo/scripts/gpu_lease.sh" "$chain" > "$W/out/logs/$log.log" 2>&1 < /dev/null &
+}
+
 case "${1:-}" in
   start)
     bash scripts/gpu_session.sh start
@@ -145,34 +155,11 @@ case "${1:-}" in
     setsid nohup bash "$W/repo/scripts/gpu_lease.sh" K > "$W/out/logs/K.log" 2>&1 < /dev/null &
     sleep 1; progress ;;
   sandbox)  # a lease for the sandbox chain alone on a quiet GPU (carry .whl): throughput, every gpu test, audit
-    if [ ! -d "$W/repo" ]; then
-      mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox"
-      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
-      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
-      touch "$W/out/A.done" "$W/out/B.done" "$W/out/K.done"  # no model or KernelBench chains in this lease
-      setsid nohup bash "$W/repo/scripts/gpu_lease.sh" S > "$W/out/logs/S.log" 2>&1 < /dev/null &
-    fi
-    sleep 1; progress ;;
+    launch S "A B K"; sleep 1; progress ;;
   loaded)  # sandbox chain + a real model's eval on the same GPU (carry .whl, then .gguf_pieces in `piece` calls)
-    if [ ! -d "$W/repo" ]; then
-      mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox"
-      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
-      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
-      touch "$W/out/A.done" "$W/out/B.done" "$W/out/K.done"  # no training or KernelBench chains in this lease
-      setsid nohup bash "$W/repo/scripts/gpu_lease.sh" L > "$W/out/logs/S.log" 2>&1 < /dev/null &
-    fi
-    bash scripts/gpu_session.sh piece; sleep 1; progress ;;
+    launch L "A B K"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
-    if [ ! -d "$W/repo" ]; then
-      mkdir -p "$W/repo" "$W/out/logs" "$W/ck"
-      tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
-      (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
-      touch "$W/out/A.done" "$W/out/B.done" "$W/out/S.done"  # no model or sandbox chains in this lease
-      KB_ONLY=1 setsid nohup bash "$W/repo/scripts/gpu_lease.sh" K > "$W/out/logs/K.log" 2>&1 < /dev/null &
-    else
-      echo "already started"
-    fi
-    bash scripts/gpu_session.sh piece; sleep 1; progress ;;
+    KB_ONLY=1 launch K "A B S"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
   wait)
     end=$((SECONDS + ${2:-300}))
