@@ -55,5 +55,5 @@ def test_eval_answers_sandbox_error_for_problems_too_large_for_the_host_and_goes
     rows = {r["task"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())}
     assert rows["relu_fp32"]["status"] == "ok", rows["relu_fp32"]["verdict"]
     for name, what in (("1_HugeInputs", "inputs need 5120.0 GiB"), ("2_HugeWeights", "Model weights need 1024.0 GiB")):
-        assert rows[name]["status"] == "sandbox_error", rows[name]["verdict"]
+        assert rows[name]["status"] == "sandbox_error" and what in rows[name]["verdict"]["feedback"], rows[name]
         assert why[name].status == "sandbox_error" and what in why[name].detail, why[name]

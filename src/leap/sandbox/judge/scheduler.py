@@ -22,6 +22,7 @@ from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import cuda_check, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
+from leap.sandbox.judge.task_module import HostRoomError
 from leap.sandbox.judge.verdict import Verdict
 from leap.sandbox.pool.gpu_locks import GpuLocks
 from leap.sandbox.pool.isolation import reachable_cache_dir
@@ -244,8 +245,9 @@ class Scheduler:
                 if torch.cuda.is_available():
                     torch.cuda.empty_cache()
                 if attempt:
-                    return V.sandbox_error("the judge could not build this task's inputs or reference outputs",
-                                           f"{type(exc).__name__}: {exc}", base)
+                    planned = f": {exc}" if isinstance(exc, HostRoomError) else ""  # sizes from the task's plan
+                    return V.sandbox_error("the judge could not build this task's inputs or reference outputs"
+                                           + planned, f"{type(exc).__name__}: {exc}", base)
         raise AssertionError("unreachable")
 
     def _run_child(self, ex: Executor, job: Job, prep, dev: str, gpu: int | None, stages: dict,

@@ -93,6 +93,10 @@ def get_inputs(module: types.ModuleType, small: bool) -> list[Any]:
     return _call(module, fn)
 
 
+class HostRoomError(MemoryError):
+    """A task too large for the judge's host, found from its meta-device plan before any allocation."""
+
+
 def host_available_bytes() -> int | None:
     """The host memory the kernel reports as available (``MemAvailable``), or ``None`` where unknown."""
     try:
@@ -106,12 +110,12 @@ def host_available_bytes() -> int | None:
 
 
 def require_host_room(need: int | None, what: str, share: float = 0.5) -> None:
-    """`MemoryError` (the judge's problem, never the candidate's) when ``need`` bytes are more than ``share`` of
+    """`HostRoomError` (the judge's problem, never the candidate's) when ``need`` bytes are more than ``share`` of
     the host's available memory: allocating them could get the judge's process killed by the OS (where memory
     is overcommitted, a 1 TiB ``torch.rand`` succeeds and the process dies touching its pages)."""
     room = host_available_bytes()
     if need is not None and room is not None and need > share * room:
-        raise MemoryError(f"{what} need {need / 2**30:.1f} GiB; the host has {room / 2**30:.1f} GiB available")
+        raise HostRoomError(f"{what} need {need / 2**30:.1f} GiB; the host has {room / 2**30:.1f} GiB available")
 
 
 def planned_model_bytes(module: types.ModuleType, init_inputs: list[Any]) -> int | None:
