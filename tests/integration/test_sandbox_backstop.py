@@ -63,6 +63,16 @@ FRAME_WALK = K.RELU_READS_UNINIT.replace(
     "                job['poison_rechecks'] = 0\n                job['child_checks'] = False\n"
     "            f = f.f_back\n", 1)
 
+# the guard reached through frames (the harness's `run_job` locals), switched off while PyTorch writes the
+# answer into the output, switched on again; the output is then re-registered by a view made while armed
+DISARM_THROUGH_FRAMES = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "import sys\n        f = sys._getframe()\n        while f is not None and f.f_code.co_name != 'run_job':\n"
+    "            f = f.f_back\n        g = f.f_locals['guard']\n        y = torch.empty_like(x)\n"
+    "        g.disarm()\n        y.copy_(x.clamp(min=0))\n        g.arm()\n        y = y.view(y.shape)\n"
+    "        if x.numel() < 0:\n            relu_kernel[(1,)](x, y, 0, BLOCK=1024)\n        return y\n"
+    "        y = torch.empty_like(x)")
+
 
 @pytest.fixture(scope="module")
 def sb():
@@ -123,6 +133,11 @@ def test_a_malformed_answer_after_the_candidate_started_is_the_candidates(sb, re
     assert "'stages': [0]" in FORGED_MALFORMED
     v = sb.verify(relu, FORGED_MALFORMED)
     assert v.status == "runtime_error" and "malformed result" in v.feedback, (v.status, v.feedback, v.detail)
+
+
+def test_the_backstop_switched_off_and_on_through_the_harness_frames_is_seen(sb, relu):
+    v = sb.verify(relu, DISARM_THROUGH_FRAMES)
+    assert v.status == "rejected" and "switched off and on by the candidate" in v.detail, (v.status, v.detail)
 
 
 def test_job_settings_reached_through_frames_change_nothing(sb, relu):

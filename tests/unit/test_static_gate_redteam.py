@@ -147,7 +147,7 @@ LEGIT = {
 
 @pytest.mark.parametrize("name", sorted(LEGIT))
 def test_legitimate_shapes_of_the_same_classes_pass(name):
-    assert_ok(triton_src(LEGIT[name], extra=IMPORTS, init="pass"))
+    assert_ok(triton_src("out = torch.empty_like(x)\n" + LEGIT[name], extra=IMPORTS, init="pass"))
 
 
 HELPERS = {
@@ -187,7 +187,7 @@ HELPERS = {
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_legitimate_helpers_configs_and_launchers_pass(name):
     extra, fwd, init = HELPERS[name]
-    assert_ok(triton_src(fwd, extra=IMPORTS + extra, init=init))
+    assert_ok(triton_src("out = torch.empty_like(x)\n" + fwd, extra=IMPORTS + extra, init=init))
 
 
 def test_tensor_into_a_helper_constructor_is_followed():

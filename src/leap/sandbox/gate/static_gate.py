@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex
+from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
 from leap.sandbox.judge.feedback import gate_feedback
 
@@ -131,6 +132,7 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
     problems = PolicyVisitor(index).run(tree)
     problems += _model_problems(tree, classes)
     problems += _cpp_problems(tree, allowed_ops)
+    problems += unbound_problems(tree, source)
     if rules == "kernelbench":
         problems = [p for p in problems if p.rule not in _KB_RELAXED]
     if problems:

@@ -241,6 +241,20 @@ JIT_BUILTINS = frozenset({"range", "min", "max", "len", "int", "float", "bool", 
 JIT_PARAM_ATTRS = frozenset({"dtype", "type", "to", "cast", "shape", "strides", "block_shape", "element_ty",
                              "base", "load", "store", "value", "atomic_add", "gather", "scatter", "T",
                              "primitive_bitwidth", "scalar", "is_ptr", "is_floating", "is_int"})
+# Attributes a value inside a kernel body (a loaded block, a program id, a dtype, a constexpr) may be asked
+# for: Triton's tensor methods and its dtype queries. Anything else (``.handle``, ``.data``, ``.frame``,
+# ``.get``) reaches the CPU interpreter's Python objects, not Triton.
+JIT_VALUE_ATTRS = JIT_PARAM_ATTRS | frozenset({
+    "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_and", "atomic_cas", "atomic_load",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_poll", "atomic_store", "atomic_xchg", "atomic_xor",
+    "broadcast_to", "cdiv", "ceil", "cos", "cumprod", "cumsum", "erf", "exp", "exp2", "expand_dims", "flip",
+    "floor", "histogram", "item", "log", "log2", "logical_and", "logical_or", "max", "min", "permute", "ravel",
+    "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
+    "sum", "trans", "view", "xor_sum", "numel", "name", "int_bitwidth", "fp_mantissa_width", "exponent_bias",
+    "is_bf16", "is_block", "is_bool", "is_fp16", "is_fp32", "is_fp64", "is_fp8", "is_int1", "is_int8",
+    "is_int16", "is_int32", "is_int64", "is_int_signed", "is_int_unsigned", "is_standard_floating",
+    "is_uint8", "is_uint16", "is_uint32", "is_uint64", "is_void", "is_const", "with_element_ty",
+    "get_int_max_value", "get_int_min_value"})
 TRITON_LAUNCH_OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                                    "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer",
                                    "reg_inc_consumer", "warp_specialize"})

@@ -173,10 +173,36 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
                     bad(node, f"private attribute .{node.attr}")
                 elif _root(node) in pointers and node.attr not in T.JIT_PARAM_ATTRS:
                     bad(node, f"attribute .{node.attr} of argument {_root(node)} (not tl.constexpr)")
+                elif not _triton_name(ix, node) and node.attr not in T.JIT_VALUE_ATTRS:
+                    bad(node, f"attribute .{node.attr} (a value in a kernel offers only Triton's tensor and "
+                              "dtype attributes)")
                 if isinstance(node.ctx, ast.Store | ast.Del):
                     bad(node, "storing into an attribute")
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
                 bad(node, "storing into an item")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in pointers:
                 bad(node, f"calling argument {node.func.id} (not tl.constexpr)")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in local - params \
+                    - _callable_locals(body):
+                bad(node, f"calling local variable {node.func.id} (a kernel calls Triton, math, builtins and "
+                          "kernels)")
+            elif isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
+                bad(node, "calling a computed value (a kernel calls Triton, math, builtins and kernels by name)")
     return out
+
+
+def _triton_name(ix: ModuleIndex, node: ast.Attribute) -> bool:
+    """``node`` names something of Triton or math (``tl.float32``, ``libdevice.exp``) or a kernel defined in
+    a class (``Kernels.relu``), not an attribute of a value."""
+    q = ix.qualname(node)
+    if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None:
+        return True
+    return isinstance(node.value, ast.Name) and (node.value.id, node.attr) in ix.jit_methods
+
+
+def _callable_locals(body: list[ast.AST]) -> set[str]:
+    """Functions and lambdas a kernel body defines itself (checked as part of the body)."""
+    names = {n.name for n in body if isinstance(n, ast.FunctionDef)}
+    names |= {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+              for t in n.targets if isinstance(t, ast.Name)}
+    return names

@@ -204,6 +204,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         _gpu_lock(conn, "shared")
     rot = D.InputRotation() if D is not None else None
     n_fp = settings["fingerprint_trials"]
+    armed = 0
     for i, trial in enumerate(settings["trials"]):
         rec = {"name": trial.name}
         runs = 2 if i < settings["poison_rechecks"] else 1
@@ -218,6 +219,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             _poison(device, settings["poison_bytes"], POISONS[r], r)
             tick = _add(stages, "run_poison", tick)
             if guard is not None:
+                armed += 1  # the harness's own arm calls, checked against the guard's count
                 guard.arm()
             try:
                 with torch.no_grad():
@@ -256,7 +258,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     stages["run"] = _perf() - t0
     if D is not None:
         problems += integrity()
-    computed = guard.problems(settings["rules"], settings["need_launch"]) if guard is not None else []
+    computed = guard.problems(settings["rules"], settings["need_launch"], armed) if guard is not None else []
     if computed:
         return {"ok": False, "stage": "rejected", "compute": True, "problems": (computed + problems)[:10],
                 "stages": stages, "isolation": iso}

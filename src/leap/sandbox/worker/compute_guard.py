@@ -80,8 +80,10 @@ class Guard:
     def disarm(self) -> None:
         self._disarm()
 
-    def problems(self, rules: str = "leap", need_launch: bool = False) -> list[str]:
-        return self._problems(rules, need_launch)
+    def problems(self, rules: str = "leap", need_launch: bool = False, runs: int | None = None) -> list[str]:
+        """What the backstop saw; ``runs`` is how many times the harness armed it (more arm or disarm calls
+        than that were the candidate's: it reached the harness and switched the backstop off and on)."""
+        return self._problems(rules, need_launch, runs)
 
 
 def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
@@ -91,7 +93,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     seen: dict[str, int] = {}
     made: set[int] = set()  # storages that ops returned while armed (outputs must be among them)
     unseen: list[str] = []
-    state = [False, 0, 0]  # armed, Triton interpreter launches while armed, probes seen with the nonce
+    state = [False, 0, 0, 0, 0]  # armed, Triton launches while armed, nonce probes seen, arm and disarm calls
     stack = _get_current_dispatch_mode_stack
     mul = torch.ops.aten.mul.Tensor
     full = torch.full
@@ -123,6 +125,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def arm() -> None:
         made.clear()
         state[0] = True
+        state[3] += 1
 
     def check_output(out) -> None:
         """Every output tensor's memory came from an op this mode saw during forward (work done with the
@@ -133,10 +136,14 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
 
     def disarm() -> None:
         state[0] = False
+        state[4] += 1
 
-    def problems(rules: str, need_launch: bool) -> list[str]:
+    def problems(rules: str, need_launch: bool, runs: int | None) -> list[str]:
         state[0] = False
         out: list[str] = []
+        if runs is not None and (state[3] != runs or state[4] > runs):
+            out.append(f"the run-time compute backstop was switched off and on by the candidate (armed {state[3]} "
+                       f"times, disarmed {state[4]}, for {runs} runs)")
         closure = dispatch.__closure__ or ()
         live = {id(c.cell_contents) for c in closure if _filled(c)}
         if not set(cells) <= live:

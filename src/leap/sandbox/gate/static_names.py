@@ -1,0 +1,57 @@
+"""Names the candidate reads but never binds (rule ``unbound_name``).
+
+A global name that the file neither assigns, imports nor defines is not an error to the gate's data-path
+analysis (it is a value of unknown kind), but at run time it is whatever someone else put into the module's
+globals: Triton's CPU interpreter, for one, copies its own module globals (``inspect``, ``np``, ...) into the
+candidate's module on the first launch, so an unbound ``inspect`` would reach frames of the harness. Honest
+Python code never reads such a name (it would be a ``NameError``), so every read of a global name must find a
+binding in the file (module level, or ``global`` + assignment in a function) or a builtin. Scopes follow
+Python's own rules through `symtable`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import symtable
+
+from leap.sandbox.gate.static_policy import Finding
+
+# module attributes Python itself sets
+_MODULE_DUNDERS = frozenset({"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
+                             "__builtins__", "__annotations__"})
+
+
+def _tables(table: symtable.SymbolTable):
+    yield table
+    for child in table.get_children():
+        yield from _tables(child)
+
+
+def unbound_problems(tree: ast.Module, source: str) -> list[Finding]:
+    """One finding per global name read without a binding in the file (at its first read)."""
+    try:
+        top = symtable.symtable(source, "<candidate>", "exec")
+    except (SyntaxError, ValueError):
+        return []  # the parser's own verdict comes first
+    tables = list(_tables(top))
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    bound |= {s.get_name() for t in tables for s in t.get_symbols() if s.is_declared_global() and s.is_assigned()}
+    known = bound | set(dir(builtins)) | _MODULE_DUNDERS
+    read: set[str] = set()
+    for t in tables:
+        for s in t.get_symbols():
+            if s.is_referenced() and (t is top or s.is_global()) and s.get_name() not in known:
+                read.add(s.get_name())
+    if not read:
+        return []
+    first: dict[str, ast.Name] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in read:
+            if node.id not in first or (node.lineno, node.col_offset) < (first[node.id].lineno,
+                                                                        first[node.id].col_offset):
+                first[node.id] = node
+    return [Finding("unbound_name", n.lineno, n.col_offset,
+                    f"{name} is never defined or imported in the file (at run time it would be whatever "
+                    "something else put into the module's globals)")
+            for name, n in sorted(first.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset))]
