@@ -73,6 +73,14 @@ DISARM_THROUGH_FRAMES = K.RELU.replace(
     "        if x.numel() < 0:\n            relu_kernel[(1,)](x, y, 0, BLOCK=1024)\n        return y\n"
     "        y = torch.empty_like(x)")
 
+# after one launch, Triton's CPU interpreter copies its module globals (inspect, np, ...) into the kernel's
+# module where a name is missing; a candidate reading `inspect` it never imported would reach the harness
+INTERPRETER_GLOBALS = K.RELU.replace(
+    "        return y", "        return y if inspect.stack is None else y  # noqa: F821")
+# a host object handed to a kernel: the interpreter runs the body as Python, which calls the object's method
+HOST_OBJECT_ARGUMENT = K.RELU.replace("(x, y, n, BLOCK=1024)", "(x, y, n, BLOCK=1024, HOST=self)").replace(
+    "BLOCK: tl.constexpr):", "BLOCK: tl.constexpr, HOST=None):")
+
 
 @pytest.fixture(scope="module")
 def sb():
@@ -138,6 +146,18 @@ def test_a_malformed_answer_after_the_candidate_started_is_the_candidates(sb, re
 def test_the_backstop_switched_off_and_on_through_the_harness_frames_is_seen(sb, relu):
     v = sb.verify(relu, DISARM_THROUGH_FRAMES)
     assert v.status == "rejected" and "switched off and on by the candidate" in v.detail, (v.status, v.detail)
+
+
+def test_interpreter_globals_never_reach_the_candidates_module(sb, relu):
+    assert "return y if inspect.stack" in INTERPRETER_GLOBALS
+    v = sb.verify(relu, INTERPRETER_GLOBALS)
+    assert v.status == "runtime_error" and "NoneType" in (v.feedback + v.detail), (v.status, v.feedback, v.detail)
+
+
+def test_a_python_object_launched_as_a_kernel_argument_is_rejected(sb, relu):
+    assert "HOST=self" in HOST_OBJECT_ARGUMENT
+    v = sb.verify(relu, HOST_OBJECT_ARGUMENT)
+    assert v.status == "rejected" and "a kernel was launched with a" in v.detail and "ModelNew" in v.detail, v.detail
 
 
 def test_job_settings_reached_through_frames_change_nothing(sb, relu):

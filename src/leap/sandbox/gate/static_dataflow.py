@@ -30,7 +30,6 @@ from leap.sandbox.gate.static_dataflow_stmts import StmtKinds
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_jit import jit_problems, kernel_bodies, kernel_sigs
-from leap.sandbox.gate.static_jit_tables import table_lookups
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 from leap.sandbox.gate.static_plan import AUTOGRAD_CTX_METHODS, Book, Plan, grid_callables
 
@@ -118,8 +117,6 @@ class DataPath(ExprKinds, StmtKinds):
         self.launched = self._launches()
         for ln, col, msg in jit_problems(self.ix, self.sigs):
             self.violations.append((ln, col, msg, "jit_body"))
-        for ln, col, msg in table_lookups(self.ix, kernel_bodies(self.ix, self.sigs)):
-            self.violations.append((ln, col, msg, "table_lookup"))
         self._unreached()
 
     def _pass(self) -> None:

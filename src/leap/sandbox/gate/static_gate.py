@@ -47,14 +47,12 @@ REASON_JIT = ("A @triton.jit kernel may use only Triton (triton, triton.language
               "simple builtins, its own arguments, other kernels and module constants.")
 REASON_KERNEL_ARGS = ("A Triton kernel takes tensors, numbers and kernels; a tl.constexpr argument must be a Python "
                       "constant (number, string, dtype) or a kernel.")
-REASON_TABLE = ("A kernel must compute its result: indexing a table by the input values' bits (or by a rounded "
-                "function of them) looks the answer up instead.")
 RULES = ("leap", "kernelbench")
 _REASONS = {"format": REASON_FORMAT, "syntax": "The solution is not valid Python.", "no_kernel": REASON_NO_KERNEL,
             "torch_compute": REASON_TORCH, "import_time_compute": REASON_IMPORT, "jit_body": REASON_JIT,
-            "kernel_args": REASON_KERNEL_ARGS, "table_lookup": REASON_TABLE}
+            "kernel_args": REASON_KERNEL_ARGS}
 # The rules KernelBench's own rules relax (PyTorch compute may stay in ModelNew there).
-_KB_RELAXED = ("torch_compute", "import_time_compute", "table_lookup")
+_KB_RELAXED = ("torch_compute", "import_time_compute")
 
 
 @dataclass(frozen=True)

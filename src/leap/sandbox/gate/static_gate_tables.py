@@ -254,7 +254,8 @@ JIT_VALUE_ATTRS = JIT_PARAM_ATTRS | frozenset({
     "is_bf16", "is_block", "is_bool", "is_fp16", "is_fp32", "is_fp64", "is_fp8", "is_int1", "is_int8",
     "is_int16", "is_int32", "is_int64", "is_int_signed", "is_int_unsigned", "is_standard_floating",
     "is_uint8", "is_uint16", "is_uint32", "is_uint64", "is_void", "is_const", "with_element_ty",
-    "get_int_max_value", "get_int_min_value"})
+    "get_int_max_value", "get_int_min_value", "is_fp8e4nv", "is_fp8e5", "is_fp8e4b15", "is_fp8e4b8",
+    "is_fp8e5b16", "kind", "nbytes", "get_block_shapes", "block_type"})
 TRITON_LAUNCH_OPTIONS = frozenset({"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                                    "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer",
                                    "reg_inc_consumer", "warp_specialize"})

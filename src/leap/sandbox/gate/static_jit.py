@@ -18,6 +18,10 @@ from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
 
 _OK_ROOTS = ("triton", "math")
+# Triton's host side (the interpreter, compiler, backends, tools): no kernel needs it, and its modules hold
+# others (``triton.runtime.interpreter.textwrap``)
+_HOST_SIDE = ("triton.runtime", "triton.compiler", "triton.backends", "triton.tools", "triton.testing",
+              "triton.knobs", "triton._")
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,8 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
                 if node.id in local or node.id in kernels or node.id in consts or node.id in T.JIT_BUILTINS:
                     continue
                 q = ix.qualname(node)
-                if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None:
+                if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None \
+                        and not q.startswith(_HOST_SIDE):
                     continue
                 parent = parents.get(id(node))
                 if (node.id in ix.classes and isinstance(parent, ast.Attribute)
@@ -171,7 +176,8 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("_") and not node.attr.startswith("__"):
                     bad(node, f"private attribute .{node.attr}")
-                elif _root(node) in pointers and node.attr not in T.JIT_PARAM_ATTRS:
+                elif _root(node) in pointers and node.attr not in T.JIT_PARAM_ATTRS \
+                        and not (_through_dtype(node) and node.attr in T.JIT_VALUE_ATTRS):
                     bad(node, f"attribute .{node.attr} of argument {_root(node)} (not tl.constexpr)")
                 elif not _triton_name(ix, node) and node.attr not in T.JIT_VALUE_ATTRS:
                     bad(node, f"attribute .{node.attr} (a value in a kernel offers only Triton's tensor and "
@@ -196,8 +202,18 @@ def _triton_name(ix: ModuleIndex, node: ast.Attribute) -> bool:
     a class (``Kernels.relu``), not an attribute of a value."""
     q = ix.qualname(node)
     if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None:
-        return True
+        return not q.startswith(_HOST_SIDE)
     return isinstance(node.value, ast.Name) and (node.value.id, node.attr) in ix.jit_methods
+
+
+def _through_dtype(node: ast.Attribute) -> bool:
+    """``node`` asks a dtype for something (``x_ptr.dtype.element_ty.is_bf16``)."""
+    e = node.value
+    while isinstance(e, ast.Attribute | ast.Call):
+        if isinstance(e, ast.Attribute) and e.attr in ("dtype", "element_ty"):
+            return True
+        e = e.func if isinstance(e, ast.Call) else e.value
+    return False
 
 
 def _callable_locals(body: list[ast.AST]) -> set[str]:
@@ -205,4 +221,11 @@ def _callable_locals(body: list[ast.AST]) -> set[str]:
     names = {n.name for n in body if isinstance(n, ast.FunctionDef)}
     names |= {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
               for t in n.targets if isinstance(t, ast.Name)}
-    return names
+    rebound = {n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+               and not isinstance(_assigned_value(body, n), ast.Lambda)}
+    return names - rebound
+
+
+def _assigned_value(body: list[ast.AST], target: ast.Name) -> ast.AST | None:
+    """The value a plain ``name = value`` assigns to ``target`` (None for other bindings)."""
+    return next((n.value for n in body if isinstance(n, ast.Assign) and target in n.targets), None)

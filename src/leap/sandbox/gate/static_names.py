@@ -19,7 +19,9 @@ from leap.sandbox.gate.static_policy import Finding
 
 # module attributes Python itself sets
 _MODULE_DUNDERS = frozenset({"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
-                             "__builtins__", "__annotations__"})
+                             "__builtins__", "__annotations__", "__qualname__", "__module__"})
+# the task's input functions a candidate may paste without the task's size constants: the judge never calls them
+_NEVER_CALLED = frozenset({"get_inputs", "get_init_inputs", "get_small_inputs"})
 
 
 def _tables(table: symtable.SymbolTable):
@@ -38,15 +40,23 @@ def unbound_problems(tree: ast.Module, source: str) -> list[Finding]:
     bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
     bound |= {s.get_name() for t in tables for s in t.get_symbols() if s.is_declared_global() and s.is_assigned()}
     known = bound | set(dir(builtins)) | _MODULE_DUNDERS
+    pasted = {id(t) for c in top.get_children() if c.get_name() in _NEVER_CALLED and c.get_type() == "function"
+              for t in _tables(c)}
     read: set[str] = set()
     for t in tables:
+        if id(t) in pasted:
+            continue
         for s in t.get_symbols():
             if s.is_referenced() and (t is top or s.is_global()) and s.get_name() not in known:
                 read.add(s.get_name())
     if not read:
         return []
+    skip = {id(n) for f in tree.body if isinstance(f, ast.FunctionDef) and f.name in _NEVER_CALLED
+            for n in ast.walk(f)}
     first: dict[str, ast.Name] = {}
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in read:
             if node.id not in first or (node.lineno, node.col_offset) < (first[node.id].lineno,
                                                                         first[node.id].col_offset):

@@ -21,6 +21,7 @@ import os
 import sys
 import time
 import traceback
+import types
 
 import torch
 
@@ -111,9 +112,25 @@ def _import_candidate(source: str, private_dir: str):
         f.write(source)
     spec = importlib.util.spec_from_file_location("leap_candidate", path)
     module = importlib.util.module_from_spec(spec)
+    _shadow_interpreter_modules(module)
     sys.modules["leap_candidate"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _shadow_interpreter_modules(module) -> None:
+    """Bind (to None) every module name of Triton's CPU interpreter in the candidate's globals before it runs:
+    on a kernel's first launch the interpreter copies its own globals into the kernel's module where a name
+    is missing, which would hand candidate code ``inspect``, ``numpy``, ``os``... that it never imported (a
+    binding that never runs, such as ``inspect: object``, gets past the gate's `unbound_name`). The names its
+    rewritten kernels use (classes and objects, not modules) are still copied."""
+    try:
+        interp = importlib.import_module("triton.runtime.interpreter")
+    except ImportError:  # pragma: no cover - no triton
+        return
+    for key, value in vars(interp).items():
+        if isinstance(value, types.ModuleType) and not key.startswith("__"):
+            module.__dict__.setdefault(key, None)
 
 
 def _stage(stage: str, fn, *args):

@@ -117,7 +117,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     _Recorder = type("_Recorder", (TorchDispatchMode,), {"__torch_dispatch__": dispatch, "__slots__": ()})
     mode = _Recorder()
     mode.__enter__()
-    _count_triton_launches(state)
+    odd_args: list[str] = []
+    _count_triton_launches(state, odd_args)
     switched: list[str] = []
     _watch_switches(state, switched)
     cells = (id(seen), id(state), id(allowed), id(made))
@@ -155,6 +156,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[2] != before + 1:
             out.append("the run-time compute backstop no longer sees PyTorch ops")
         out += unseen[:1]
+        if odd_args:
+            out.append(odd_args[0] + " (a kernel takes tensors, numbers, dtypes and kernels)")
         if switched:
             out.append("the run-time compute backstop was switched off during forward (" +
                        ", ".join(sorted(set(switched))[:3]) + ")")
@@ -199,8 +202,10 @@ def _noting(original, name: str, state: list, switched: list):
     return call
 
 
-def _count_triton_launches(state: list) -> None:
-    """Count Triton interpreter launches while armed (KernelBench rules: a custom kernel must run)."""
+def _count_triton_launches(state: list, odd_args: list) -> None:
+    """Count Triton interpreter launches while armed (KernelBench rules: a custom kernel must run), and note
+    arguments that are not what a kernel takes (the interpreter hands any Python object to the body, where a
+    host function or object of the candidate's would run as plain Python: `kernel_argument_problem`)."""
     try:
         from triton.runtime.interpreter import GridExecutor
     except ImportError:  # pragma: no cover - no triton
@@ -210,9 +215,33 @@ def _count_triton_launches(state: list) -> None:
     def call(self, *args, **kwargs):
         if state[0]:
             state[1] += 1
+        for value in (*args, *kwargs.values()):
+            why = kernel_argument_problem(value)
+            if why:
+                odd_args.append(why)
         return original(self, *args, **kwargs)
 
     GridExecutor.__call__ = call
+
+
+def kernel_argument_problem(value, depth: int = 0) -> str:
+    """Empty when ``value`` is something a Triton kernel takes (a tensor, a number, a string, None, a Triton
+    dtype or constexpr, a kernel, a tensor descriptor, or a tuple/list of those), else what it is."""
+    import numbers
+
+    import triton
+    import triton.language as tl
+
+    if value is None or isinstance(value, torch.Tensor | numbers.Number | str | tl.dtype | tl.constexpr):
+        return ""
+    kernel = getattr(triton.runtime, "KernelInterface", None) or triton.runtime.jit.KernelInterface
+    if isinstance(value, kernel):
+        return ""
+    if type(value).__name__ == "TensorDescriptor" and type(value).__module__.startswith("triton."):
+        return ""
+    if isinstance(value, tuple | list) and depth < 3:
+        return next((w for w in (kernel_argument_problem(v, depth + 1) for v in value) if w), "")
+    return f"a kernel was launched with a {type(value).__module__}.{type(value).__qualname__} argument"
 
 
 FEEDBACK = ("PyTorch computed (part of) the result at run time: forward must compute with its own custom "
