@@ -75,7 +75,9 @@ def test_triton_values_keep_their_methods_and_dtype_queries():
 
 def test_kernel_bodies_reach_neither_triton_host_modules_nor_a_lambda_name_rebound_to_a_value():
     body = BODY_HEAD + "    d = triton.runtime.interpreter.textwrap.dedent\n" + BODY_TAIL
-    assert_rejected(triton_src(CALL_BODY.format(arg="1.0"), extra=KERNEL.format(body=body)), "jit_body")
+    g = assert_rejected(triton_src(CALL_BODY.format(arg="1.0"), extra=KERNEL.format(body=body)))
+    # forbidden_name once the interpreter is imported in this process (the chain then resolves to textwrap)
+    assert g.rule in ("jit_body", "forbidden_name"), g.detail
     body = BODY_HEAD + "    fn = lambda a, b, c: a\n    fn = h\n    fn(v, 0.0, v)\n" + BODY_TAIL
     extra = "\nimport numpy as np\n" + KERNEL.format(body=body)
     assert_rejected(triton_src(CALL_BODY.format(arg="np.maximum if n > 0 else x"), extra=extra), "jit_body")
