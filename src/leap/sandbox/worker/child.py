@@ -124,6 +124,8 @@ def _shadow_interpreter_modules(module) -> None:
     is missing, which would hand candidate code ``inspect``, ``numpy``, ``os``... that it never imported (a
     binding that never runs, such as ``inspect: object``, gets past the gate's `unbound_name`). The names its
     rewritten kernels use (classes and objects, not modules) are still copied."""
+    if os.environ.get("TRITON_INTERPRET", "0") in ("", "0") and "triton.runtime.interpreter" not in sys.modules:
+        return  # compiled Triton: no interpreter runs kernel bodies as Python
     try:
         interp = importlib.import_module("triton.runtime.interpreter")
     except ImportError:  # pragma: no cover - no triton
