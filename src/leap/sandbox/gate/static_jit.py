@@ -164,9 +164,7 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id in local or node.id in kernels or node.id in consts or node.id in T.JIT_BUILTINS:
                     continue
-                q = ix.qualname(node)
-                if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None \
-                        and not q.startswith(_HOST_SIDE):
+                if _kernel_side(ix.qualname(node)):
                     continue
                 parent = parents.get(id(node))
                 if (node.id in ix.classes and isinstance(parent, ast.Attribute)
@@ -202,8 +200,13 @@ def _triton_name(ix: ModuleIndex, node: ast.Attribute) -> bool:
     a class (``Kernels.relu``), not an attribute of a value."""
     q = ix.qualname(node)
     if q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None:
-        return not q.startswith(_HOST_SIDE)
+        return _kernel_side(q)
     return isinstance(node.value, ast.Name) and (node.value.id, node.attr) in ix.jit_methods
+
+
+def _kernel_side(q: str | None) -> bool:
+    """``q`` is a name of Triton's kernel language or of math that re-enters no other module."""
+    return q is not None and q.split(".")[0] in _OK_ROOTS and T.reentry(q) is None and not q.startswith(_HOST_SIDE)
 
 
 def _through_dtype(node: ast.Attribute) -> bool:
@@ -217,15 +220,11 @@ def _through_dtype(node: ast.Attribute) -> bool:
 
 
 def _callable_locals(body: list[ast.AST]) -> set[str]:
-    """Functions and lambdas a kernel body defines itself (checked as part of the body)."""
-    names = {n.name for n in body if isinstance(n, ast.FunctionDef)}
-    names |= {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
-              for t in n.targets if isinstance(t, ast.Name)}
+    """Functions and lambdas a kernel body defines itself (checked as part of the body), unless the name is
+    also bound to something else."""
+    lambdas = [t for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+               for t in n.targets if isinstance(t, ast.Name)]
+    names = {n.name for n in body if isinstance(n, ast.FunctionDef)} | {t.id for t in lambdas}
     rebound = {n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-               and not isinstance(_assigned_value(body, n), ast.Lambda)}
+               and all(n is not t for t in lambdas)}
     return names - rebound
-
-
-def _assigned_value(body: list[ast.AST], target: ast.Name) -> ast.AST | None:
-    """The value a plain ``name = value`` assigns to ``target`` (None for other bindings)."""
-    return next((n.value for n in body if isinstance(n, ast.Assign) and target in n.targets), None)

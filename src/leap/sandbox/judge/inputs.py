@@ -25,7 +25,14 @@ from typing import Any
 
 import torch
 
-from leap.sandbox.judge.task_module import RNG_LOCK, TaskModuleError, get_inputs, require_host_room, seeded
+from leap.sandbox.judge.task_module import (
+    RNG_LOCK,
+    TaskModuleError,
+    get_inputs,
+    meta_bytes,
+    require_host_room,
+    seeded,
+)
 
 VARIANTS: tuple[str, ...] = ("task", "randn", "x100", "x1e-3")
 SCALES: dict[str, float] = {"x100": 100.0, "x1e-3": 1e-3}
@@ -109,18 +116,12 @@ def _moved(xs: list[Any], dev: torch.device) -> list[Any]:
 
 
 def planned_bytes(module: types.ModuleType, small: bool) -> int | None:
-    """The bytes of the task's tensor inputs, planned on the meta device (nothing allocated), or ``None``
-    when ``get_inputs()`` cannot run there (it reads values, calls numpy, ...)."""
-    try:
-        with RNG_LOCK, torch.device("meta"):
-            xs = get_inputs(module, small)
-    except Exception:  # noqa: BLE001 - unknown: the draw itself decides
-        return None
-    return sum(x.numel() * x.element_size() for x in xs if isinstance(x, torch.Tensor))
+    """The bytes of the task's tensor inputs, planned with `leap.sandbox.judge.task_module.meta_bytes`."""
+    return meta_bytes(lambda: get_inputs(module, small))
 
 
 def check_host_room(module: types.ModuleType, small: bool, copies: int = 1, share: float = 0.5) -> None:
-    """`MemoryError` (the judge's, not the candidate's) when ``copies`` sets of the task's inputs would take
+    """`HostRoomError` (the judge's, not the candidate's) when ``copies`` sets of the task's inputs would take
     more than ``share`` of the host's available memory: drawing them would get the judge's process killed by
     the OS (where memory is overcommitted, a 1 TiB ``torch.rand`` succeeds and dies touching its pages)."""
     need = planned_bytes(module, small)

@@ -13,6 +13,7 @@ import itertools
 import re
 import threading
 import types
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
@@ -118,15 +119,24 @@ def require_host_room(need: int | None, what: str, share: float = 0.5) -> None:
         raise HostRoomError(f"{what} need {need / 2**30:.1f} GiB; the host has {room / 2**30:.1f} GiB available")
 
 
-def planned_model_bytes(module: types.ModuleType, init_inputs: list[Any]) -> int | None:
-    """The bytes of ``Model(*init_inputs)``'s parameters and buffers, built on the meta device (nothing
-    allocated), or ``None`` when it cannot be built there."""
+def meta_bytes(make: Callable[[], Iterable[Any]]) -> int | None:
+    """The bytes of the tensors ``make()`` returns when run on the meta device (nothing allocated), or ``None``
+    when it cannot run there (it reads values, calls numpy, ...): then the real allocation decides."""
     try:
         with RNG_LOCK, torch.device("meta"):
-            model = module.Model(*init_inputs)
-        return sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
-    except Exception:  # noqa: BLE001 - unknown: the real build decides
+            made = list(make())
+    except Exception:  # noqa: BLE001 - unknown
         return None
+    return sum(t.numel() * t.element_size() for t in made if isinstance(t, torch.Tensor))
+
+
+def planned_model_bytes(module: types.ModuleType, init_inputs: list[Any]) -> int | None:
+    """The bytes of ``Model(*init_inputs)``'s parameters and buffers, planned with `meta_bytes`."""
+    def tensors():
+        model = module.Model(*init_inputs)
+        return (*model.parameters(), *model.buffers())
+
+    return meta_bytes(tensors)
 
 
 def build_model(module: types.ModuleType, init_inputs: list[Any], seed: int,

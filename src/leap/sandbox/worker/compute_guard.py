@@ -211,12 +211,13 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
     except ImportError:  # pragma: no cover - no triton
         return
     original = GridExecutor.__call__
+    takes = kernel_argument_types()
 
     def call(self, *args, **kwargs):
         if state[0]:
             state[1] += 1
         for value in (*args, *kwargs.values()):
-            why = kernel_argument_problem(value)
+            why = kernel_argument_problem(value, takes)
             if why:
                 odd_args.append(why)
         return original(self, *args, **kwargs)
@@ -224,23 +225,27 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
     GridExecutor.__call__ = call
 
 
-def kernel_argument_problem(value, depth: int = 0) -> str:
-    """Empty when ``value`` is something a Triton kernel takes (a tensor, a number, a string, None, a Triton
-    dtype or constexpr, a kernel, a tensor descriptor, or a tuple/list of those), else what it is."""
+def kernel_argument_types() -> tuple[type, ...]:
+    """What a Triton kernel takes as an argument: tensors, numbers, strings, Triton dtypes and constexprs,
+    kernels (and None, tensor descriptors and tuples/lists of these, see `kernel_argument_problem`)."""
     import numbers
 
     import triton
     import triton.language as tl
 
-    if value is None or isinstance(value, torch.Tensor | numbers.Number | str | tl.dtype | tl.constexpr):
-        return ""
     kernel = getattr(triton.runtime, "KernelInterface", None) or triton.runtime.jit.KernelInterface
-    if isinstance(value, kernel):
+    return (torch.Tensor, numbers.Number, str, tl.dtype, tl.constexpr, kernel)
+
+
+def kernel_argument_problem(value, takes: tuple[type, ...], depth: int = 0) -> str:
+    """Empty when ``value`` is something a Triton kernel takes (``takes``, from `kernel_argument_types`), else
+    what it is."""
+    if value is None or isinstance(value, takes):
         return ""
     if type(value).__name__ == "TensorDescriptor" and type(value).__module__.startswith("triton."):
         return ""
     if isinstance(value, tuple | list) and depth < 3:
-        return next((w for w in (kernel_argument_problem(v, depth + 1) for v in value) if w), "")
+        return next((w for w in (kernel_argument_problem(v, takes, depth + 1) for v in value) if w), "")
     return f"a kernel was launched with a {type(value).__module__}.{type(value).__qualname__} argument"
 
 
