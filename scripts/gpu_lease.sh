@@ -46,7 +46,8 @@ env_here() {
 
 wait_for() { local t=0; while [ ! -e "$1" ] && [ "$t" -lt "$2" ]; do sleep 5; t=$((t + 5)); done; [ -e "$1" ]; }
 
-chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candidates in its batch; SB_TESTS_S: the test stage's limit
+chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candidates in its batch; SB_TESTS_S: the test
+  # stage's limit; SB_TEST_FILES: these test files (one per line) instead of every file with a gpu test
   env_here
   [ "${SB_TP:-1}" = 0 ] || stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
     --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
@@ -61,7 +62,7 @@ chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candid
 
 gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer...) resumes after the killed file
   local files part=0 rc last
-  files=$(python3 -m pytest -q -p no:cacheprovider -m gpu --collect-only tests 2>/dev/null | grep '::' | cut -d: -f1 | uniq)
+  files=${SB_TEST_FILES:-$(python3 -m pytest -q -p no:cacheprovider -m gpu --collect-only tests 2>/dev/null | grep '::' | cut -d: -f1 | uniq)}
   while [ -n "$files" ]; do
     part=$((part + 1))
     # shellcheck disable=SC2086

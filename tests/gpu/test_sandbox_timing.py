@@ -47,8 +47,10 @@ def test_side_stream_work_is_flagged():
         return out
 
     res = timing.time_forward(sneaky, [x], warmup=2, samples=30)
-    assert res.median_us < 200, res
-    assert not res.host_agrees, res
+    # The guarantee: the side stream's ~20 ms of matmuls never buy a fast time. Either the events saw
+    # only the multiply and the host clock flags it, or the multiply queued behind the matmuls for the SMs
+    # and the events themselves saw the milliseconds.
+    assert (res.median_us < 200 and not res.host_agrees) or res.median_us > 2000, res
 
 
 def test_timers_bound_before_candidate_patches():

@@ -188,7 +188,10 @@ class Scheduler:
             return V.sandbox_error("no usable reference output for this task",
                                    f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
         timing = None
-        if dev == "cuda":  # reference timings come later, and only for a correct candidate
+        if dev == "cuda":  # reference timings: measured beside the child's run, used for a correct candidate
+            from leap.sandbox.judge import ref_timing
+
+            ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
             timing = TimingSettings(warmup=cfg.warmup, samples=cfg.timing_samples, flush_l2=cfg.flush_l2,
                                     kernel_fraction=cfg.kernel_fraction > 0, source=source,
                                     host_tolerance=cfg.host_clock_tolerance, host_slack_us=cfg.host_clock_slack_us)
@@ -215,17 +218,20 @@ class Scheduler:
             # a second fault is judged as usual: harness failures and a dead forkserver -> sandbox_error;
             # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's
         stages["check"] = time.monotonic() - t2
-        ref_times = (None, None)
-        if dev == "cuda" and isinstance((out.result or {}).get("timing"), dict):
-            # reference timings only for candidates that ran and were timed; cached per task
+
+        def ref_times() -> tuple[float | None, float | None]:
+            """The task's reference timings (memoised per task and GPU; the prefetch above has usually
+            measured them by now); asked for only once a timed candidate is known to be correct."""
             from leap.sandbox.judge import ref_timing
 
             t1 = time.monotonic()
-            ref_times = ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
-            stages["ref_timing"] = time.monotonic() - t1
+            try:
+                return ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
+            finally:
+                stages["ref_timing"] = time.monotonic() - t1
+
         try:
-            with self.gpus.shared(gpu):
-                return self._judge(task, prep, out, ref_times, stages, base, timeout, received)
+            return self._judge(task, prep, out, ref_times, gpu, stages, base, timeout, received)
         finally:
             ex.release_dir(out.private_dir)
 
@@ -341,12 +347,12 @@ class Scheduler:
             warnings.warn(self.ipc_note, stacklevel=2)
         return ok
 
-    def _judge(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout, received=None) -> Verdict:
+    def _judge(self, task, prep, out: ChildOutcome, ref_times, gpu, stages, base, timeout, received=None) -> Verdict:
         for k, x in ((out.result or {}).get("stages") or {}).items():
             if isinstance(x, int | float):
                 stages[f"child_{k}"] = float(x)
         stages.update({f"pool_{k}": x for k, x in out.phases.items()})
-        v = self._judge_inner(task, prep, out, ref_times, stages, base, timeout, received)
+        v = self._judge_inner(task, prep, out, ref_times, gpu, stages, base, timeout, received)
         iso = (out.result or {}).get("isolation") or {}
         if isinstance(iso, dict):
             fallbacks = [f"{k}: {x}" for k, x in iso.items() if isinstance(x, str) and x.startswith("fallback")]
@@ -354,21 +360,25 @@ class Scheduler:
                 v.detail = (v.detail + "\nisolation fallbacks: " + "; ".join(fallbacks)).strip()
         return v
 
-    def _judge_inner(self, task, prep, out: ChildOutcome, ref_times, stages, base, timeout, received) -> Verdict:
+    def _judge_inner(self, task, prep, out: ChildOutcome, ref_times, gpu, stages, base, timeout,
+                     received) -> Verdict:
+        """``ref_times()`` measures or recalls the reference timings; it takes the GPU lock itself, so it
+        is called outside the shared hold of the comparison."""
         cfg = self.config
         if out.result is None:
             return V.crash_verdict(out, base, timeout, compiled=True)
         if not out.result.get("ok"):
             return V.verdict_from_failure(out.result, base)
         t0 = time.monotonic()
-        bad, cmp = V.judge_outputs(task, prep, out.result, out.private_dir, cfg, base, received)
+        with self.gpus.shared(gpu):
+            bad, cmp = V.judge_outputs(task, prep, out.result, out.private_dir, cfg, base, received)
         stages["compare"] = time.monotonic() - t0
         if bad is not None:
             return bad
         n = len(prep.trials)
         timing = out.result.get("timing")
         if timing and isinstance(timing, dict) and "median_us" in timing:
-            return V.timed_verdict(task, timing, ref_times, cfg, base, cmp, n)
+            return V.timed_verdict(task, timing, ref_times(), cfg, base, cmp, n)
         fb = f"Correct on {n} trials" + (" (CPU interpreter; not timed)." if base.get("device") == "cpu" else ".")
         return verdicts.ok(base, trials=n, feedback=fb,
                            max_abs_error=cmp.max_abs_error if cmp else None,
