@@ -178,6 +178,51 @@ def run_ray(batch, device: str, actors: int, actor_workers: int, cache: str) -> 
             "gpus_per_actor": share, "retried": retried}
 
 
+def run_service(batch, device: str, workers: int, cache: str) -> dict:
+    """The batch through `leap sandbox serve` (a real process on loopback) and `RemoteSandbox`."""
+    import secrets
+    import socket
+
+    import httpx
+
+    from leap.sandbox import RemoteSandbox
+    from leap.tasks.suite import get_builtin
+
+    tasks = {t: get_builtin(t) for t, *_ in batch}
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    token = secrets.token_hex(16)
+    env = {**os.environ, "LEAP_SANDBOX_TOKEN": token, "LEAP_CACHE_DIR": cache,
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH")) if p)}
+    t_start = time.monotonic()
+    log = tempfile.NamedTemporaryFile("w+", prefix="leap-serve-", suffix=".log", delete=False)
+    proc = subprocess.Popen([sys.executable, "-m", "leap.cli.main", "sandbox", "serve", "--port", str(port),
+                             "--device", device, "--workers", str(workers)], env=env, stderr=log, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"sandbox service exited: {Path(log.name).read_text()[-2000:]}")
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.2)
+        warm = time.monotonic() - t_start
+        with RemoteSandbox(url, token, batch=len(batch)) as remote:
+            t0 = time.monotonic()
+            verdicts = dict(remote.verify_many([(tasks[t], src) for t, _, _, src in batch]))
+            wall = time.monotonic() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
+             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
+             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+    return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": workers}
+
+
 def run_naive(batch, device: str, timeout: float) -> dict:
     from leap.tasks.suite import get_builtin
 
@@ -233,11 +278,13 @@ def report(res: dict, out_md: Path) -> str:
              f"- date: {res['date']}", f"- command: `{res['command']}`", f"- machine: {res['machine']}", ""]
     pool, naive = res.get("pool"), res.get("naive")
     lines += ["| run | candidates | wall (s) | candidates/min | median total (s) |", "|---|---|---|---|---|"]
-    ray_r = res.get("ray")
-    for name, r in (("pool", pool), ("naive", naive), ("ray", ray_r)):
+    ray_r, svc = res.get("ray"), res.get("service")
+    for name, r in (("pool", pool), ("naive", naive), ("ray", ray_r), ("service", svc)):
         if r:
             if name == "ray":
                 name = f"ray ({r['actors']} actors x {r['actor_workers']} workers)"
+            if name == "service":
+                name = "service (`leap sandbox serve` + `RemoteSandbox`)"
             n = len(r["rows"])
             med = statistics.median([x["stages"].get("total", 0) for x in r["rows"]])
             lines.append(f"| {name} | {n} | {r['wall_s']:.1f} | {60 * n / r['wall_s']:.1f} | {med:.2f} |")
@@ -262,14 +309,15 @@ def report(res: dict, out_md: Path) -> str:
                for r in pool["rows"] if r["status"] != r["expected"]]
         for k, e, s, why in bad[:10]:
             lines.append(f"- unexpected: {k} expected {e}, got {s}: {why}")
-    if ray_r and pool:
-        same = sum(a["status"] == b["status"] for a, b in zip(pool["rows"], ray_r["rows"], strict=False))
-        lines.append(f"\nRay vs pool: verdict statuses identical {same}/{len(ray_r['rows'])}; "
-                     f"throughput ratio ray/pool {len(ray_r['rows']) / ray_r['wall_s'] / (len(pool['rows']) / pool['wall_s']):.2f}x; "
-                     f"actor start-up {ray_r['startup_s']:.1f} s; retried {ray_r['retried']}")
-        for a, b in zip(pool["rows"], ray_r["rows"], strict=False):
-            if a["status"] != b["status"]:
-                lines.append(f"- {a['kernel']}: pool {a['status']}, ray {b['status']}")
+    for name, r in (("ray", ray_r), ("service", svc)):
+        if r and pool:
+            same = sum(a["status"] == b["status"] for a, b in zip(pool["rows"], r["rows"], strict=False))
+            lines.append(f"\n{name} vs pool: verdict statuses identical {same}/{len(r['rows'])}; "
+                         f"throughput ratio {name}/pool {len(r['rows']) / r['wall_s'] / (len(pool['rows']) / pool['wall_s']):.2f}x; "
+                         f"start-up {r['startup_s']:.1f} s" + (f"; retried {r['retried']}" if "retried" in r else ""))
+            for a, b in zip(pool["rows"], r["rows"], strict=False):
+                if a["status"] != b["status"]:
+                    lines.append(f"- {a['kernel']}: pool {a['status']}, {name} {b['status']}")
     if naive:
         lines.append("\nMedian latency per stage (naive, s): " +
                      ", ".join(f"{k}={v:.3f}" for k, v in _median_stages(naive["rows"]).items()))
@@ -306,7 +354,8 @@ def _machine(device: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="CPU smoke run (Triton interpreter, small batch)")
-    ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "ray", "report"])
+    ap.add_argument("--mode", default="all", choices=["all", "pool", "naive", "repeat", "ray", "service",
+                                                              "report"])
     ap.add_argument("--actors", type=int, default=4, help="ray: sandbox actors (sharing the visible GPUs)")
     ap.add_argument("--actor-workers", type=int, default=0, help="ray: workers per actor (0 = 8 / actors)")
     ap.add_argument("--device", default=None, choices=["cpu", "cuda"])
@@ -347,6 +396,9 @@ def main() -> None:
         aw = args.actor_workers or max(1, 8 // args.actors)
         res["ray"] = run_ray(batch, args.device, args.actors, aw, cache)
         print(f"ray: {len(batch)} candidates in {res['ray']['wall_s']:.1f} s", flush=True)
+    if args.mode == "service":
+        res["service"] = run_service(batch, args.device, args.workers, cache)
+        print(f"service: {len(batch)} candidates in {res['service']['wall_s']:.1f} s", flush=True)
     if args.mode in ("all", "repeat"):
         res["repeat"] = run_repeat(args.device, args.repeats, cache, inline=args.n_inline > 0)
     results.parent.mkdir(parents=True, exist_ok=True)

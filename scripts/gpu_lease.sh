@@ -5,6 +5,7 @@
 #   bash scripts/gpu_lease.sh piece      # carry .gguf_pieces (one piece a call; the last one starts the build)
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
 #   bash scripts/gpu_lease.sh sandbox    # instead of start: the sandbox chain alone, quiet GPU (carry .whl)
+#   bash scripts/gpu_lease.sh bigwhl     # carry .bigwhl: parts of a wheel over one call's 64 MiB (ray), see bigwhl()
 #   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
 #   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
@@ -46,11 +47,38 @@ env_here() {
 
 wait_for() { local t=0; while [ ! -e "$1" ] && [ "$t" -lt "$2" ]; do sleep 5; t=$((t + 5)); done; [ -e "$1" ]; }
 
+bigwhl() {  # stash carried .bigwhl/NAME.whl.part.* (a wheel too big for one call); when NAME.whl.sha256's
+  # parts are all here, assemble, check and install it into /tmp/site, and touch $W/bigwhl/NAME.ok
+  mkdir -p "$W/bigwhl"
+  [ -d .bigwhl ] && cp -f .bigwhl/* "$W/bigwhl/" 2>/dev/null
+  local sum name
+  for sum in "$W"/bigwhl/*.sha256; do
+    [ -f "$sum" ] || continue
+    name=${sum%.sha256}
+    [ -f "$name.ok" ] && continue
+    cat "$name".part.* > "$name" 2>/dev/null
+    if [ "$(sha256sum "$name" | cut -d' ' -f1)" = "$(cat "$sum")" ]; then
+      python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site "$name" && touch "$name.ok" \
+        && echo "installed $(basename "$name")"
+    else
+      echo "$(basename "$name"): $(ls "$name".part.* | wc -l) parts so far"; rm -f "$name"
+    fi
+  done
+}
+
 chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candidates in its batch; SB_TESTS_S: the test
   # stage's limit; SB_TEST_FILES: these test files (one per line) instead of every file with a gpu test
   env_here
   [ "${SB_TP:-1}" = 0 ] || stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
     --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
+  if [ "${SB_SERVICE:-0}" = 1 ]; then  # the same batch through `leap sandbox serve` + RemoteSandbox
+    stage tp_service 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0 --mode service \
+      --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
+  fi
+  if [ -n "${SB_RAY_WHL:-}" ] && wait_for "$W/bigwhl/$SB_RAY_WHL.ok" 300; then  # N Ray actors on the GPU
+    stage tp_ray 300 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0 --mode ray \
+      --actors "${SB_RAY_ACTORS:-2}" --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
+  fi
   nvidia-smi > "$W/out/sandbox/nvidia_smi_before_tests.txt" 2>&1
   stage gpu_tests "${SB_TESTS_S:-1000}" bash scripts/gpu_lease.sh T
   stage audit 300 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
@@ -142,8 +170,9 @@ launch() {  # launch CHAIN "DONE...": on a lease's first call, copy the repo, se
   local chain=$1 log=$1; [ "$chain" = L ] && log=S  # the loaded chain logs as the sandbox chain
   if [ -d "$W/repo" ]; then echo "already started"; return; fi
   mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox" "$W/ck"
-  tar --exclude=./.gguf_pieces --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
+  tar --exclude=./.gguf_pieces --exclude=./.bigwhl --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
   (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
+  bigwhl
   for c in $2; do touch "$W/out/$c.done"; done  # the chains this lease does not run
   setsid nohup bash "$W/repo/scripts/gpu_lease.sh" "$chain" > "$W/out/logs/$log.log" 2>&1 < /dev/null &
 }
@@ -162,6 +191,7 @@ case "${1:-}" in
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
     KB_ONLY=1 launch K "A B S"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
+  bigwhl) bigwhl ;;
   wait)
     end=$((SECONDS + ${2:-300}))
     while [ $SECONDS -lt $end ] && ! { [ -f "$W/out/A.done" ] && [ -f "$W/out/B.done" ] && [ -f "$W/out/S.done" ] \
