@@ -59,6 +59,7 @@ class Scheduler:
         self.ext_cache = reachable_cache_dir(os.path.join(str(config.cache_dir), "torch_ext"),
                                              str(config.scratch_dir), uid)
         self._ref_times: dict = {}
+        self._prefetches: list[threading.Thread] = []  # reference timings measured in the background
         self._ipc_ok: dict = {}  # GPU -> did the CUDA IPC probe pass
         self._probe_lock = threading.Lock()
         self.ipc_note = ""
@@ -109,6 +110,8 @@ class Scheduler:
             return ex
 
     def close(self) -> None:
+        for t in self._prefetches:  # a process must not exit under a thread that is using the GPU
+            t.join(timeout=self.config.run_timeout_s)
         if self._custom:
             self.executor.close()
         for ex in self._executors.values():
@@ -191,7 +194,9 @@ class Scheduler:
         if dev == "cuda":  # reference timings: measured beside the child's run, used for a correct candidate
             from leap.sandbox.judge import ref_timing
 
-            ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
+            started = ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
+            if started is not None:
+                self._prefetches.append(started)  # one per task and GPU; a finished thread holds nothing
             timing = TimingSettings(warmup=cfg.warmup, samples=cfg.timing_samples, flush_l2=cfg.flush_l2,
                                     kernel_fraction=cfg.kernel_fraction > 0, source=source,
                                     host_tolerance=cfg.host_clock_tolerance, host_slack_us=cfg.host_clock_slack_us)
