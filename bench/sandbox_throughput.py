@@ -148,6 +148,12 @@ def run_pool(batch, device: str, workers: int, cache: str, compile_pass: bool = 
             "compile_pass": compile_pass}
 
 
+def _rows(batch, verdicts: dict) -> list[dict]:
+    return [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
+             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
+             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+
+
 def run_ray(batch, device: str, actors: int, actor_workers: int, cache: str) -> dict:
     """The batch through `RayExecutor` (N actors on the visible GPUs, each a sandbox of ``actor_workers``)."""
     import ray
@@ -171,9 +177,7 @@ def run_ray(batch, device: str, actors: int, actor_workers: int, cache: str) -> 
         wall = time.monotonic() - t0
         retried = ex.retried
     ray.shutdown()
-    rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
-             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
-             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+    rows = _rows(batch, verdicts)
     return {"wall_s": wall, "startup_s": warm, "rows": rows, "actors": actors, "actor_workers": actor_workers,
             "gpus_per_actor": share, "retried": retried}
 
@@ -217,9 +221,7 @@ def run_service(batch, device: str, workers: int, cache: str) -> dict:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
-             "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
-             "stages": verdicts[i].stage_seconds} for i, (t, k, e, _) in enumerate(batch)]
+    rows = _rows(batch, verdicts)
     return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": workers}
 
 
