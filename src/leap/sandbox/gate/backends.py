@@ -83,6 +83,11 @@ def _from_ast(tree: ast.AST) -> set[str]:
                 found.add("cuda_nvrtc")
             elif name.split(".")[0] in modules and last == "jit":  # kern = triton.jit(fn)
                 found.add("triton")
+        # load_inline reached without a call of that name: getattr(cpp_extension, "load_inline"), partial(...)
+        if (isinstance(node, ast.Attribute) and node.attr == "load_inline") or \
+                (isinstance(node, ast.Name) and node.id == "load_inline") or \
+                (isinstance(node, ast.Constant) and node.value == "load_inline"):
+            found.add("cuda_inline")
     return found
 
 

@@ -388,17 +388,17 @@ def _size_args(dp: Analysis, e: ast.AST, attr: str, args: CallArgs) -> None:
 
 
 def _extension_call(dp: Analysis, e: ast.Call, t: Tag, attr: str, args: CallArgs) -> Kind:
-    """A ``load_inline`` extension's function. With C++ sources only it runs on the CPU: called on tensors it
-    computes on the host. When the backend is Triton, an extension called on tensors is not the kernel the
-    task asks for: its work is compute."""
+    """A ``load_inline`` extension's function. With C++ sources only it is host code: whatever it is given
+    (tensors, or their ``data_ptr()`` as integers) it computes on the CPU. When the backend is Triton, any
+    extension call is work outside the Triton kernels the task asks for."""
     if t is Tag.EXT:
         dp.sink.add("cuda_inline")
-    if args.tensor and t is Tag.CPPEXT:
-        dp.compute(e, "cpp_extension", f"calling .{attr}() of a C++ extension without CUDA sources (it runs on "
-                                       "the CPU) on tensors")
-    elif args.tensor and dp.backend == "triton":  # reported once a Triton kernel is found (else: no_kernel)
-        dp.compute(e, "cpp_extension", f"calling .{attr}() of a load_inline extension on tensors (the backend is "
-                                       "triton: the work must be in Triton kernels)", deferred=True)
+    if t is Tag.CPPEXT:
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a C++ extension without CUDA sources (host code: "
+                                       "it runs on the CPU, on tensors or on their data pointers)")
+    elif dp.backend == "triton":  # reported once a Triton kernel is found (else: no_kernel)
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a load_inline extension (the backend is triton: "
+                                       "the work must be in Triton kernels)", deferred=True)
     return TENSOR
 
 
