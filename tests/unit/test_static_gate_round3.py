@@ -88,3 +88,40 @@ def test_pasted_input_functions_dtype_queries_and_class_dunders_pass():
              + KERNEL.format(body=BODY_HEAD + "    if x_ptr.dtype.element_ty.is_bf16() or v.dtype.is_fp8e4nv():\n"
                                              "        v = v.to(tl.float32)\n" + BODY_TAIL))
     assert_ok(triton_src(CALL_BODY.format(arg="1.0"), extra=extra))
+
+
+HOST_CPP = ('"""\\n#include <cstdint>\\nvoid go(int64_t a, int64_t b, int64_t n) {\\n'
+            '  const float* x = reinterpret_cast<const float*>(a); float* y = reinterpret_cast<float*>(b);\\n'
+            '  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;\\n}\\n"""')
+EXT_BUILDS = {  # how the C++-only extension is built (module level)
+    "direct": "from torch.utils.cpp_extension import load_inline\next = load_inline(name='e', cpp_sources=SRC, functions=['go'])",
+    "getattr": "import torch.utils.cpp_extension\next = getattr(torch.utils.cpp_extension, 'load_inline')(name='e', cpp_sources=SRC, functions=['go'])",
+    "partial": "import functools\nimport torch.utils.cpp_extension as cx\nmk = functools.partial(cx.load_inline, name='e', cpp_sources=SRC, functions=['go'])\next = mk()",
+    "module_alias": "import torch.utils.cpp_extension as cx\nbuild = cx.load_inline\next = build(name='e', cpp_sources=SRC, functions=['go'])",
+}
+PTR_CALL = LAUNCH + "ext.go(x.data_ptr(), out.data_ptr(), n)\nreturn out"
+
+
+@pytest.mark.parametrize("build", sorted(EXT_BUILDS))
+def test_extension_calls_with_data_pointers_are_host_compute(build):
+    """A C++-only extension computes on the host whatever it is handed: its data pointers as integers too
+    (red-team pass of 2026-12-03); the backend is detected however load_inline is reached."""
+    from leap.sandbox.gate.backends import detect_backends
+
+    src = triton_src(PTR_CALL, extra=f"SRC = {HOST_CPP}\n{EXT_BUILDS[build]}\n")
+    assert "cuda_inline" in detect_backends(src), build
+    for backend in ("triton", "cuda_inline"):
+        assert_rejected(src, "torch_compute", backend=backend)
+
+
+def test_cuda_extension_called_with_data_pointers_passes_under_cuda_inline():
+    cu = ('"""\\n#include <cstdint>\\n__global__ void relu_k(const float* x, float* y, int64_t n) {\\n'
+          '  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\\n  if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;\\n}\\n'
+          'void go(int64_t a, int64_t b, int64_t n) {\\n'
+          '  relu_k<<<(n + 255) / 256, 256>>>(reinterpret_cast<const float*>(a), reinterpret_cast<float*>(b), n);\\n}\\n"""')
+    src = ("import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+           f"CU = {cu}\next = load_inline(name='e', cpp_sources='void go(int64_t a, int64_t b, int64_t n);', "
+           "cuda_sources=CU, functions=['go'])\n\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+           "        x = x.contiguous()\n        out = torch.empty_like(x)\n"
+           "        ext.go(x.data_ptr(), out.data_ptr(), x.numel())\n        return out\n")
+    assert_ok(src, backend="cuda_inline")
