@@ -7,6 +7,7 @@ not wait for `torch.compile` after its run."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 from leap.sandbox.judge import reference
@@ -25,9 +26,12 @@ def prefetch(task, gpu: int, prep, cfg, memo: dict, hold) -> threading.Thread | 
             return None
         _STARTED.add(key)
 
+    # the thread keeps trial 0's inputs alive, not the candidate's whole set of trials and reference outputs
+    lean = dataclasses.replace(prep, trials=prep.trials[:1], refs=[])
+
     def run() -> None:
         try:
-            reference_times(task, gpu, prep, cfg, memo, hold)
+            reference_times(task, gpu, lean, cfg, memo, hold)
         except Exception:  # noqa: BLE001 -- measured again, and reported, by the candidate that needs it
             pass
         finally:
