@@ -183,46 +183,30 @@ def run_ray(batch, device: str, actors: int, actor_workers: int, cache: str) -> 
 
 
 def run_service(batch, device: str, workers: int, cache: str) -> dict:
-    """The batch through `leap sandbox serve` (a real process on loopback) and `RemoteSandbox`."""
+    """The batch through `leap sandbox serve` (a real process on loopback, started and stopped by the tests'
+    `loopback.leap_server`) and `RemoteSandbox`."""
     import secrets
-    import socket
-
-    import httpx
 
     from leap.sandbox import RemoteSandbox
     from leap.tasks.suite import get_builtin
 
+    spec = importlib.util.spec_from_file_location("loopback", ROOT / "tests/integration/loopback.py")
+    loopback = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loopback)
     tasks = {t: get_builtin(t) for t, *_ in batch}
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     token = secrets.token_hex(16)
     env = {**os.environ, "LEAP_SANDBOX_TOKEN": token, "LEAP_CACHE_DIR": cache,
-           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH")) if p)}
+           "PYTHONPATH": os.pathsep.join(p for p in (loopback.SRC, os.environ.get("PYTHONPATH")) if p)}
     t_start = time.monotonic()
-    log = tempfile.NamedTemporaryFile("w+", prefix="leap-serve-", suffix=".log", delete=False)
-    proc = subprocess.Popen([sys.executable, "-m", "leap.cli.main", "sandbox", "serve", "--port", str(port),
-                             "--device", device, "--workers", str(workers)], env=env, stderr=log, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"sandbox service exited: {Path(log.name).read_text()[-2000:]}")
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.2)
+    with tempfile.TemporaryDirectory(prefix="leap-serve-") as d, loopback.leap_server(
+            ["sandbox", "serve", "--device", device, "--workers", str(workers)], Path(d) / "serve.log",
+            env=env) as (url, _):
         warm = time.monotonic() - t_start
         with RemoteSandbox(url, token, batch=len(batch)) as remote:
             t0 = time.monotonic()
             verdicts = dict(remote.verify_many([(tasks[t], src) for t, _, _, src in batch]))
             wall = time.monotonic() - t0
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-    rows = _rows(batch, verdicts)
-    return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": workers}
+    return {"wall_s": wall, "startup_s": warm, "rows": _rows(batch, verdicts), "workers": workers}
 
 
 def run_naive(batch, device: str, timeout: float) -> dict:

@@ -66,18 +66,19 @@ bigwhl() {  # stash carried .bigwhl/NAME.whl.part.* (a wheel too big for one cal
   done
 }
 
+tp() {  # tp MODE SECONDS ARGS...: the throughput bench's 40-candidate batch in MODE, one results file for all modes
+  local mode=$1 secs=$2; shift 2
+  stage "tp_$mode" "$secs" python3 bench/sandbox_throughput.py --device cuda --n 40 --mode "$mode" "$@" \
+    --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
+}
+
 chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candidates in its batch; SB_TESTS_S: the test
   # stage's limit; SB_TEST_FILES: these test files (one per line) instead of every file with a gpu test
   env_here
-  [ "${SB_TP:-1}" = 0 ] || stage tp_pool 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline "${SB_INLINE:-0}" --mode pool \
-    --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
-  if [ "${SB_SERVICE:-0}" = 1 ]; then  # the same batch through `leap sandbox serve` + RemoteSandbox
-    stage tp_service 240 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0 --mode service \
-      --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
-  fi
+  [ "${SB_TP:-1}" = 0 ] || tp pool 240 --n-inline "${SB_INLINE:-0}"
+  [ "${SB_SERVICE:-0}" = 1 ] && tp service 240 --n-inline 0  # the same batch through `leap sandbox serve`
   if [ -n "${SB_RAY_WHL:-}" ] && wait_for "$W/bigwhl/$SB_RAY_WHL.ok" 300; then  # N Ray actors on the GPU
-    stage tp_ray 300 python3 bench/sandbox_throughput.py --device cuda --n 40 --n-inline 0 --mode ray \
-      --actors "${SB_RAY_ACTORS:-2}" --results "$W/out/sandbox/tp_pool.json" --out "$W/out/sandbox/tp_pool.md"
+    tp ray 300 --n-inline 0 --actors "${SB_RAY_ACTORS:-2}"
   fi
   nvidia-smi > "$W/out/sandbox/nvidia_smi_before_tests.txt" 2>&1
   stage gpu_tests "${SB_TESTS_S:-1000}" bash scripts/gpu_lease.sh T

@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.judge import cuda_check, verdicts
+from leap.sandbox.judge import cuda_check, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
 from leap.sandbox.judge.task_module import HostRoomError
@@ -192,8 +192,6 @@ class Scheduler:
                                    f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
         timing = None
         if dev == "cuda":  # reference timings: measured beside the child's run, used for a correct candidate
-            from leap.sandbox.judge import ref_timing
-
             started = ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
             if started is not None:
                 self._prefetches.append(started)  # one per task and GPU; a finished thread holds nothing
@@ -227,8 +225,6 @@ class Scheduler:
         def ref_times() -> tuple[float | None, float | None]:
             """The task's reference timings (memoised per task and GPU; the prefetch above has usually
             measured them by now); asked for only once a timed candidate is known to be correct."""
-            from leap.sandbox.judge import ref_timing
-
             t1 = time.monotonic()
             try:
                 return ref_timing.reference_times(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
