@@ -72,7 +72,11 @@ def test_probe_window_numbers_are_plausible():
     x = torch.randn(1 << 22, device="cuda")
     win = timing.probe_window(torch.relu, [x])
     assert win["probe_event_us"] > 0 and win["probe_host_us"] >= win["probe_event_us"] * 0.5
-    assert win["host_us"] > 0
+    assert win["host_us"] > 0 and win["host_batch_us"] > 0 and win["probe_reps"] == 1
+    long = timing.probe_window(torch.relu, [x], target_us=600.0)  # the probe as long as the candidate
+    print(win, long)
+    assert long["probe_reps"] > 1 and 300.0 <= long["probe_event_us"] <= 1200.0
+    assert long["probe_batch_us"] >= long["probe_event_us"] * 0.5
 
 
 def test_builtin_solutions_verify_while_another_process_loads_the_gpu(loaded_gpu):

@@ -47,10 +47,11 @@ def test_side_stream_work_is_flagged():
         return out
 
     res = timing.time_forward(sneaky, [x], warmup=2, samples=30)
-    # The guarantee: the side stream's ~20 ms of matmuls never buy a fast time. Either the events saw
-    # only the multiply and the host clock flags it, or the multiply queued behind the matmuls for the SMs
-    # and the events themselves saw the milliseconds.
-    assert (res.median_us < 200 and not res.host_agrees) or res.median_us > 2000, res
+    # The guarantee: the side stream's ~20 ms of matmuls never buy an accepted fast time. Either the host
+    # clock disagrees with the events (however much of the matmuls the multiply queued behind: 2026-12-03,
+    # events 377 us vs host 21.7 ms), or the events themselves saw the milliseconds.
+    print(res)
+    assert not res.host_agrees or res.median_us > 2000, res
 
 
 def test_timers_bound_before_candidate_patches():
@@ -89,6 +90,27 @@ def test_kernel_fraction_triton_vs_torch():
     assert custom_kernel_fraction(mostly_torch, [x], source=src) < 0.2
     assert custom_kernel_fraction(mostly_custom, [x]) > 0.9  # no source: 'not a library kernel'
     assert custom_kernel_fraction(mostly_torch, [x]) < 0.2
+
+
+def test_kernel_fraction_data_movement_is_neutral_beside_real_work_only():
+    src = "@triton.jit\ndef scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pass\n"
+    x = torch.randn(1 << 24, device="cuda")
+
+    def copies_then_in_place(inp):  # copy_ into a buffer, clone it, then the kernel in place
+        buf = torch.empty_like(inp)
+        buf.copy_(inp)
+        y = buf.clone()
+        scale_kernel[(triton.cdiv(y.numel(), 1024),)](y, y, y.numel(), BLOCK=1024)
+        return y
+
+    def transpose_by_copy(inp):  # the copy does all the work; a one-block decoy kernel
+        y = inp.view(4096, 4096).t().contiguous()
+        scale_kernel[(1,)](y, y, 1024, BLOCK=1024)
+        return y
+
+    legit, hack = (custom_kernel_fraction(f, [x], source=src) for f in (copies_then_in_place, transpose_by_copy))
+    print(f"copies then in place {legit:.2f}, transpose by copy {hack:.2f}")
+    assert legit >= 0.5 and hack < 0.2
 
 
 RELU_TASK = """

@@ -86,7 +86,7 @@ def gpu_run():
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_gpu_case(gpu_run, case):
     r = gpu_run[1][case.id]
-    assert r.got in case.expect, f"{case.id}: expected {case.expect}, got {r.got}: {r.feedback[:300]}"
+    assert r.got in r.case.expect, f"{case.id}: expected {r.case.expect}, got {r.got}: {r.feedback[:300]}"
 
 
 @pytest.mark.gpu

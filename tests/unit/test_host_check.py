@@ -46,3 +46,15 @@ def test_batch_excess_counts_too():
     w = Window(event_us=100.0, host_us=150.0, host_batch_us=3000.0, probe_event_us=40.0, probe_host_us=50.0)
     assert decide(w, attempt=1).action == "flag"
     assert excess_us(100.0, 150.0, 0.10, 100.0) < 0 < excess_us(100.0, 3000.0, 0.10, 100.0)
+
+
+def test_the_probe_batch_explains_batch_excess_from_load():
+    # time-slicing: a back-to-back batch of 300 us calls spans slices of the other context; so does a batch
+    # of the same-length probe, one window (2026-12-03: a correct gelu rejected when only a short probe
+    # was measured, per call)
+    w = Window(event_us=310.0, host_us=420.0, host_batch_us=2700.0, probe_event_us=300.0, probe_host_us=400.0,
+               probe_batch_us=2400.0)
+    assert [decide(w, attempt=a).action for a in range(3)] == ["retime", "retime", "ok"]
+    hidden = Window(event_us=310.0, host_us=420.0, host_batch_us=9000.0, probe_event_us=300.0, probe_host_us=400.0,
+                    probe_batch_us=2400.0)
+    assert decide(hidden, attempt=2).action == "flag"

@@ -57,6 +57,27 @@ def test_fraction():
     assert fraction_from_kernels(ks, set()) == pytest.approx(0.8)  # no names: everything non-library
     assert fraction_from_kernels([("ampere_sgemm", 90.0), ("fused_add", 10.0)], {"fused_add"}) == pytest.approx(0.1)
     assert fraction_from_kernels([], {"x"}) == 0.0
+    assert fraction_from_kernels([("direct_copy_kernel_cuda", 5.0)], {"x"}) == 0.0  # copies alone: nothing custom
+
+
+COPY = "void at::native::elementwise_kernel<128, 4, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>"
+FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)"
+
+
+def test_data_movement_beside_the_custom_kernel_is_neutral_up_to_its_allowance():
+    # a clone and a copy_ into a buffer, then the kernel in place: each as long as the kernel
+    legit = [(COPY, 10.0), ("Memcpy DtoD (Device -> Device)", 10.0), ("relu_kernel", 10.0)]
+    assert fraction_from_kernels(legit, {"relu_kernel"}) == pytest.approx(1.0)
+    assert fraction_from_kernels(legit, set()) == pytest.approx(1.0)
+    assert fraction_from_kernels(legit, {"relu_kernel"}, copy_allowance=0.0) == pytest.approx(1 / 3)
+    # a copy that does a transpose's whole work beside a short decoy kernel: the excess counts as outside
+    hack = [(COPY, 100.0), ("decoy", 5.0)]
+    assert fraction_from_kernels(hack, {"decoy"}) == pytest.approx(5 / (5 + 90))
+    # fills are data movement; library compute never is neutral
+    assert fraction_from_kernels([(FILL, 10.0), ("k", 10.0)], {"k"}) == pytest.approx(1.0)
+    assert fraction_from_kernels([("ampere_sgemm", 10.0), ("k", 10.0)], {"k"}) == pytest.approx(0.5)
+    # a candidate's own kernel named like a copy is still its own
+    assert fraction_from_kernels([("copy_kernel", 10.0), (COPY, 50.0)], {"copy_kernel"}) == pytest.approx(10 / 40)
 
 
 def test_timing_statistics_and_host_agreement():

@@ -7,7 +7,9 @@ constants (read statically, never executed) say what it is:
 ``EXPECT``  the verdict status, or a tuple of acceptable statuses (e.g. ``("incorrect", "rejected")``);
 ``DEVICE``  ``"cpu"`` (runs in CI through the Triton interpreter or is decided by the static gate) or
             ``"cuda"`` (needs the GPU);
-``BACKEND`` optional: the backend to verify with (default: detected).
+``BACKEND`` optional: the backend to verify with (default: detected);
+``EXPECT_GPU`` optional: what a GPU run expects instead of ``EXPECT`` (a case decided differently by the
+            CPU interpreter, e.g. ``needs_gpu`` there and ``ok`` on a GPU).
 
 The first line of the module docstring describes the case.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from leap.tasks.task import Task, TaskError, load_task_file
@@ -36,6 +38,11 @@ class Case:
     device: str = "cpu"
     backend: str | None = None
     doc: str = ""
+    expect_gpu: tuple[str, ...] | None = None
+
+    def on(self, device: str) -> Case:
+        """This case as a run on ``device`` judges it (``EXPECT_GPU`` on a GPU, when given)."""
+        return replace(self, expect=self.expect_gpu) if device != "cpu" and self.expect_gpu else self
 
     @property
     def id(self) -> str:
@@ -65,16 +72,17 @@ def load_case(path: Path, kind: str) -> Case:
     meta: dict = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id in ("TASK", "EXPECT", "DEVICE", "BACKEND"):
+            if node.targets[0].id in ("TASK", "EXPECT", "EXPECT_GPU", "DEVICE", "BACKEND"):
                 meta[node.targets[0].id] = ast.literal_eval(node.value)
     missing = [k for k in ("TASK", "EXPECT") if k not in meta]
     if missing:
         raise TaskError(f"{path}: corpus case lacks {', '.join(missing)}")
     expect = meta["EXPECT"]
     expect = (expect,) if isinstance(expect, str) else tuple(expect)
+    gpu = meta.get("EXPECT_GPU")
     doc = (ast.get_docstring(tree) or "").splitlines()
     return Case(path.stem, kind, path, meta["TASK"], expect, meta.get("DEVICE", "cpu"), meta.get("BACKEND"),
-                doc[0] if doc else "")
+                doc[0] if doc else "", (gpu,) if isinstance(gpu, str) else tuple(gpu) if gpu else None)
 
 
 def load_corpus(root: str | Path | None = None, kinds: Iterable[str] = KINDS) -> list[Case]:
@@ -128,13 +136,13 @@ def run_cases(cases: list[Case], device: str = "cpu", config=None, root=None,
                 for i, v in sb.verify_many(pairs, backend=backend or "auto", device=device):
                     st = v.stage_seconds
                     busy = st.get("total", 0.0) - sum(x for k, x in st.items() if k.endswith("_wait"))
-                    yield CaseResult(group[i], v.status, max(busy, 0.0), v.feedback, v.detail, {"stage_seconds": st})
+                    yield CaseResult(group[i].on(device), v.status, max(busy, 0.0), v.feedback, v.detail, {"stage_seconds": st})
             return
         for case in cases:
             t0 = time.monotonic()
             task = case_task(case, root)
             v = sb.verify(task, case.source, backend=case.backend or "auto", device=device)
-            yield CaseResult(case, v.status, time.monotonic() - t0, v.feedback, v.detail,
+            yield CaseResult(case.on(device), v.status, time.monotonic() - t0, v.feedback, v.detail,
                              {"stage_seconds": v.stage_seconds})
 
 

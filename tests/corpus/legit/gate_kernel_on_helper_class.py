@@ -9,7 +9,7 @@ EXPECT = 'ok'
 DEVICE = "cpu"
 
 
-LOG2E: tl.constexpr = 1.4426950408889634
+LOG2E = tl.constexpr(1.4426950408889634)  # a global a @triton.jit kernel may read
 
 
 @triton.jit

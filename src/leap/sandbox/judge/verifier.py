@@ -303,7 +303,7 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     if disagree:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
                                  feedback="Timing is inconsistent: work appears to run outside the measured stream.",
-                                 detail=f"events {rt:.1f} us vs host {host:.1f} us")
+                                 detail=f"events {rt:.1f} us vs host {host:.1f} us" + _windows(timing))
     frac = timing.get("kernel_fraction")
     if frac is not None and frac < config.kernel_fraction:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, custom_kernel_fraction=frac, **extra,
@@ -322,6 +322,17 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     return verdicts.ok(base, runtime_us=rt, ref_runtime_us=eager,
                        ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
                        custom_kernel_fraction=frac, **extra, feedback=fb)
+
+
+def _windows(timing: dict) -> str:
+    """The host-clock cross-check's windows in one line each (what the probe saw beside the candidate)."""
+    lines = []
+    for w in (timing.get("host_check") or {}).get("windows", []):
+        nums = ", ".join(f"{k} {w[k]:.1f}" for k in ("event_us", "host_us", "host_batch_us", "probe_event_us",
+                                                        "probe_host_us", "probe_batch_us") if w.get(k) is not None)
+        lines.append(f"\n{w.get('action')}: {w.get('reason')} ({nums}; probe x{w.get('probe_reps', '?')}, "
+                     f"GPU processes {w.get('other_gpu_processes')})")
+    return "".join(lines)
 
 
 def judge_failure(exc: BaseException, base: dict) -> Verdict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import asdict
 
 import torch
 
@@ -92,14 +93,13 @@ def _cross_check(model, inputs, out: dict, timed, tol: float, slack: float, atte
     returned timing carries ``host_check`` (every window's decision) and ``host_agrees`` = not flagged."""
     windows = []
     for attempt in range(max(1, attempts)):
-        win = judge_timing.probe_window(model, inputs)
-        w = Window(event_us=float(out["median_us"]), host_us=win["host_us"],
-                   host_batch_us=out.get("host_batch_us"), probe_event_us=win["probe_event_us"],
-                   probe_host_us=win["probe_host_us"], other_gpu_processes=judge_timing.gpu_process_count())
+        win = judge_timing.probe_window(model, inputs, target_us=float(out["median_us"]))
+        w = Window(event_us=float(out["median_us"]), host_us=win["host_us"], host_batch_us=win["host_batch_us"],
+                   probe_event_us=win["probe_event_us"], probe_host_us=win["probe_host_us"],
+                   probe_batch_us=win["probe_batch_us"], other_gpu_processes=judge_timing.gpu_process_count())
         d = decide(w, attempt=attempt, max_attempts=attempts, tolerance=tol, slack_us=slack)
-        windows.append({**d.to_dict(), "event_us": w.event_us, "host_us": w.host_us,
-                        "probe_event_us": w.probe_event_us, "probe_host_us": w.probe_host_us,
-                        "gpu_processes": w.other_gpu_processes})
+        windows.append({**d.to_dict(), **asdict(w), "probe_reps": win["probe_reps"],
+                        "timed_host_us": out.get("host_us"), "timed_host_batch_us": out.get("host_batch_us")})
         if d.action != "retime":
             break
         out = timed()

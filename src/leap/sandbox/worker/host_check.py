@@ -4,8 +4,9 @@ The events see only the measured stream; a device-wide synchronize on the host c
 candidate queued, so host time far above the events means hidden work (side streams). But other load on
 the same GPU (another process's context time-slicing with ours, a busy host) also adds host time on
 every synchronize while the events, recorded when our context runs, do not see it. To tell the two
-apart the child times a *probe* in the same window: a plain kernel on the measured stream, timed the
-same way. Load delays the probe as much as the candidate; hidden work delays only the candidate.
+apart the child times a *probe* in the same window: plain work on the measured stream as long as the candidate's
+event time, timed the same ways (per call and in a back-to-back batch). Load delays the probe as much as
+the candidate; hidden work delays only the candidate.
 
 `decide` is pure (numbers in, action out) and never rejects in doubt: the first trip is always re-timed,
 excess that the probe's excess explains is re-timed and finally accepted, and only excess that the
@@ -23,8 +24,8 @@ EXPLAIN_FACTOR = 2.0  # candidate excess up to this many times the probe's exces
 
 @dataclass(frozen=True)
 class Window:
-    """One timing window, microseconds per call. ``probe_*``: the probe kernel timed in the same window
-    (None: not measured); ``other_gpu_processes``: other processes NVML sees on the device (None: unknown;
+    """One timing window, microseconds per call. ``probe_*``: the probe timed in the same window, per call
+    and per call of a batch (None: not measured); ``other_gpu_processes``: other processes NVML sees on the device (None: unknown;
     recorded for the report, the probe decides)."""
 
     event_us: float
@@ -32,6 +33,7 @@ class Window:
     host_batch_us: float | None = None
     probe_event_us: float | None = None
     probe_host_us: float | None = None
+    probe_batch_us: float | None = None
     other_gpu_processes: int | None = None
 
 
@@ -63,7 +65,8 @@ def decide(w: Window, *, attempt: int, max_attempts: int = 3, tolerance: float =
     last = attempt >= max_attempts - 1
     if w.probe_event_us is None or w.probe_host_us is None:  # nothing to compare against: never reject
         return Decision("ok" if last else "retime", "no probe; host excess not attributable", exc)
-    p_exc = excess_us(w.probe_event_us, w.probe_host_us, tolerance, slack_us)
+    p_exc = max(excess_us(w.probe_event_us, h, tolerance, slack_us)
+                for h in (w.probe_host_us, w.probe_batch_us) if h is not None)
     if p_exc > 0 and exc <= EXPLAIN_FACTOR * p_exc:
         why = "other load on the GPU: the probe kernel shows the same host excess"
         return Decision("ok" if last else "retime", why, exc, p_exc)

@@ -4,6 +4,10 @@ Runs inside the candidate's child on a GPU. ``torch.profiler`` records every GPU
 memset) of a few forward calls; a kernel counts as custom when its name is one of the kernels the
 candidate's source defines (``@triton.jit`` functions, ``__global__`` functions), or, when no names can
 be read from the source, when it does not look like a PyTorch/cuBLAS/cuDNN/CUTLASS library kernel.
+Data movement (PyTorch's copies and fills, memcpy, memset) cannot compute an answer for a task that is not
+itself data movement: up to ``COPY_ALLOWANCE`` times the custom kernels' own time it is neutral (a clone
+before an in-place kernel, a copy into a preallocated buffer); beyond that it counts as outside time, so a
+copy that does a transpose's whole work beside a decoy kernel is still caught.
 The verifier rejects a candidate below the configured share (default 0.5).
 """
 
@@ -28,6 +32,9 @@ LIBRARY = re.compile(
     r"softmax_warp|fused_dropout|indexSelect|CatArrayBatched|nchwToNhwc|nhwcToNchw|"
     r"triton_(poi|red|per|tem|for)_|flash_fwd|fmha|memcpy|memset|Memcpy|Memset|ncclDevKernel)",
 )
+
+COPY = re.compile(r"(direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|[Mm]emcpy|[Mm]emset)")
+COPY_ALLOWANCE = 2.0  # data movement up to this many times the custom kernels' time is neutral
 
 NAMESPACED = re.compile(r"(at::|c10::|cub::|cutlass|cublas|cudnn|nvjet|xmma|[Mm]emcpy|[Mm]emset)")
 
@@ -68,17 +75,22 @@ def matches_custom(name: str, custom: Iterable[str]) -> bool:
     return False
 
 
-def fraction_from_kernels(kernels: Sequence[tuple[str, float]], custom_names: Iterable[str]) -> float:
-    """Share of the summed durations spent in custom kernels (pure; ``kernels``: (name, microseconds))."""
+def fraction_from_kernels(kernels: Sequence[tuple[str, float]], custom_names: Iterable[str],
+                          copy_allowance: float = COPY_ALLOWANCE) -> float:
+    """Share of the GPU time spent in custom kernels (pure; ``kernels``: (name, microseconds)). Library
+    data movement up to ``copy_allowance`` x the custom time is left out of the total."""
     names = set(custom_names)
-    total = sum(max(0.0, us) for _, us in kernels)
-    if total <= 0:
-        return 0.0
-    if names:
-        custom = sum(max(0.0, us) for n, us in kernels if matches_custom(n, names))
-    else:
-        custom = sum(max(0.0, us) for n, us in kernels if not is_library_kernel(n))
-    return custom / total
+    custom = copies = other = 0.0
+    for n, us in kernels:
+        us = max(0.0, us)
+        if matches_custom(n, names) if names else not is_library_kernel(n):
+            custom += us
+        elif COPY.search(n):
+            copies += us
+        else:
+            other += us
+    total = custom + other + max(0.0, copies - copy_allowance * custom)
+    return custom / total if total > 0 else 0.0
 
 
 def profile_kernels(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3) -> list[tuple[str, float]]:

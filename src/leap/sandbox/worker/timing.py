@@ -147,34 +147,59 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
                         host_batch=host_batch, host_agrees=agree, **stats)
 
 
-def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10) -> dict[str, float]:
-    """The host-clock cross-check's second look (`leap.sandbox.worker.host_check`), interleaved call by call so
-    load hits both alike: a probe kernel (a fill of an L2-flush-sized buffer on the measured stream) timed
-    on the host clock and with events, then the candidate on the host clock (cold L2: the fill flushed it).
+def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10, target_us: float | None = None,
+                 batch: int = 10, max_probe_us: float = 20_000.0) -> dict[str, float]:
+    """The host-clock cross-check's second look (`leap.sandbox.worker.host_check`), interleaved so load hits
+    both alike. The probe is plain work on the measured stream as long as the candidate's event time
+    (``target_us``; fills of an L2-flush-sized buffer, at most ``max_probe_us``): time-slicing with another
+    context delays a call by how many slices it spans, so only a probe of the same length shows what load
+    alone does. Per call: the probe on the host clock and with events, then the candidate on the host clock
+    (cold L2: the fill flushed it). Then back-to-back batches of ``batch`` calls of each, alternating.
     Medians in microseconds."""
     buf = _empty(max(l2_flush_bytes(), 1 << 20), dtype=_int8, device="cuda")
-    cand: list[float] = []
-    p_host: list[float] = []
-    p_ev: list[float] = []
+
+    def probe(v: int, reps: int) -> None:
+        for r in range(reps):
+            _fill(buf, (v + r) & 0x7F)
+
+    def batch_of(work: Callable[..., Any], n: int, *a: Any) -> None:
+        for _ in range(n):
+            work(*a)
+
     with _no_grad():
+        probe(1, 1)
+        one = max(min(_event_us(probe, 2, 1) for _ in range(3)), 1e-3)
+        reps = max(1, min(int(round((target_us or 0.0) / one)), int(max_probe_us / one)))
+        cand, p_host, p_ev, cand_b, probe_b = [], [], [], [], []
         for i in range(max(3, calls)):
-            _sync()
-            t0 = _perf()
-            _fill(buf, i & 0x7F)
-            _sync()
-            p_host.append((_perf() - t0) * 1e6)
-            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-            _record(start)
-            _fill(buf, (i + 1) & 0x7F)
-            _record(end)
-            _sync()
-            p_ev.append(_elapsed(start, end) * 1000.0)
-            t0 = _perf()
-            fn(*args)
-            _sync()
-            cand.append((_perf() - t0) * 1e6)
-    del buf
-    return {"host_us": _median(cand), "probe_host_us": _median(p_host), "probe_event_us": _median(p_ev)}
+            p_host.append(_host_us(probe, i, reps))
+            p_ev.append(_event_us(probe, i + 1, reps))
+            cand.append(_host_us(fn, *args))
+        n = max(1, batch)
+        for _ in range(3):
+            cand_b.append(_host_us(batch_of, fn, n, *args) / n)
+            probe_b.append(_host_us(batch_of, probe, n, 0, reps) / n)
+    return {"host_us": _median(cand), "probe_host_us": _median(p_host), "probe_event_us": _median(p_ev),
+            "host_batch_us": _median(cand_b), "probe_batch_us": _median(probe_b), "probe_reps": reps}
+
+
+def _host_us(work: Callable[..., Any], *args: Any) -> float:
+    """``work(*args)`` on the host clock between device-wide synchronizes, microseconds."""
+    _sync()
+    t0 = _perf()
+    work(*args)
+    _sync()
+    return (_perf() - t0) * 1e6
+
+
+def _event_us(work: Callable[..., Any], *args: Any) -> float:
+    """``work(*args)`` between CUDA events on the current stream, microseconds."""
+    start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+    _record(start)
+    work(*args)
+    _record(end)
+    _sync()
+    return _elapsed(start, end) * 1000.0
 
 
 def gpu_process_count() -> int | None:
