@@ -146,3 +146,24 @@ def test_reference_timed_beside_a_wrong_candidate_and_only_used_for_a_correct_on
         _show("RELU after prefetch", right)
         assert right.status == "ok" and right.ref_runtime_us and right.speedup_eager
         assert "ref_timing" in right.stage_seconds and path.read_text() == measured  # recalled, not measured again
+
+
+def test_device_data_copied_to_the_host_is_refused_at_run_time(sb, relu):
+    """However a forward brings its data to the host (here a plain ``.cpu()``, which the gate lets through as
+    data movement; native code could do it unseen), the profile counts the device-to-host bytes."""
+    src = K.RELU.replace("y = torch.empty_like(x)", "x = x.cpu().cuda()\n        y = torch.empty_like(x)")
+    v = sb.verify(relu, src)
+    _show("host round trip", v)
+    assert v.status == "rejected" and "to the host" in v.feedback, v.feedback + v.detail
+
+
+def test_the_profile_counts_device_to_host_bytes_and_not_a_scalar_read():
+    import torch
+
+    from leap.sandbox.worker.kernel_fraction import forward_profile
+
+    x = torch.randn(1 << 20, device="cuda")
+    bulk = forward_profile(lambda t: t.cpu().clamp_min(0).to(t.device), [x])["host_copy_bytes"]
+    scalar = forward_profile(lambda t: t * float(t[:1].item()), [x])["host_copy_bytes"]
+    print(f"bulk {bulk} B, scalar {scalar} B per call")
+    assert bulk == pytest.approx(4 << 20, rel=0.01) and scalar is not None and scalar <= 64

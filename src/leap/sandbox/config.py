@@ -53,6 +53,8 @@ class SandboxConfig(BaseModel):
     tolerances: Tolerance = Field(default_factory=Tolerance)
     # timing (GPU only)
     kernel_fraction: float = Field(0.5, ge=0, le=1, description="min share of GPU time in custom kernels")
+    max_host_copy_bytes: int | None = Field(4096, ge=0, description="most bytes a forward may copy from the "
+                                            "device to the host per call (a few scalars; None: no limit)")
     timing_samples: int = Field(30, ge=1)
     warmup: int = Field(5, ge=0)
     flush_l2: bool = True

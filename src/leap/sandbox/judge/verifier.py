@@ -304,6 +304,13 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
         return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
                                  feedback="Timing is inconsistent: work appears to run outside the measured stream.",
                                  detail=f"events {rt:.1f} us vs host {host:.1f} us" + _windows(timing))
+    host_bytes = timing.get("host_copy_bytes")
+    if host_bytes and config.max_host_copy_bytes is not None and host_bytes > config.max_host_copy_bytes:
+        return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
+                                 feedback=f"The forward copies {host_bytes:,.0f} bytes of device data to the host "
+                                          "per call; the computation must stay in kernels on the GPU.",
+                                 detail=f"device-to-host copies {host_bytes:.0f} B per call (limit "
+                                        f"{config.max_host_copy_bytes} B)")
     frac = timing.get("kernel_fraction")
     if frac is not None and frac < config.kernel_fraction:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, custom_kernel_fraction=frac, **extra,

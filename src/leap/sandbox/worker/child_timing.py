@@ -82,8 +82,8 @@ def measure(model, inputs, cfg: dict) -> dict:
             out = _cross_check(model, inputs, out, timed, tol, slack, int(cfg.get("host_check_attempts", 3)))
     else:
         out = fallback_measure(model, inputs, warmup, samples, flush)
-    if cfg.get("kernel_fraction") and judge_kf is not None and hasattr(judge_kf, "custom_kernel_fraction"):
-        out["kernel_fraction"] = float(judge_kf.custom_kernel_fraction(model, inputs, source=cfg.get("source")))
+    if cfg.get("kernel_fraction") and judge_kf is not None and hasattr(judge_kf, "forward_profile"):
+        out.update(judge_kf.forward_profile(model, inputs, source=cfg.get("source")))
     return out
 
 

@@ -9,6 +9,10 @@ itself data movement: up to ``COPY_ALLOWANCE`` times the custom kernels' own tim
 before an in-place kernel, a copy into a preallocated buffer); beyond that it counts as outside time, so a
 copy that does a transpose's whole work beside a decoy kernel is still caught.
 The verifier rejects a candidate below the configured share (default 0.5).
+
+The same profile counts the bytes copied from the device to the host per call (`host_copy_bytes`): a
+forward that brings its data to the host computes there, however its native code hides it (the static
+gate's C++ patterns are best effort); the verifier rejects more than ``SandboxConfig.max_host_copy_bytes``.
 """
 
 from __future__ import annotations
@@ -95,24 +99,59 @@ def fraction_from_kernels(kernels: Sequence[tuple[str, float]], custom_names: It
 
 def profile_kernels(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3) -> list[tuple[str, float]]:
     """(name, microseconds) of every GPU kernel/memcpy/memset that ``iters`` calls of ``fn(*args)`` ran."""
+    return profile_forward(fn, args, iters)[0]
+
+
+def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
+                    ) -> tuple[list[tuple[str, float]], float | None]:
+    """The GPU activities of ``iters`` calls of ``fn(*args)`` as (name, microseconds), and the bytes copied
+    device-to-host per call (None: the profiler does not say)."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
+    iters = max(1, iters)
     with _no_grad():
         fn(*args)  # first-call compilation/autotuning stays out of the profile
         _sync()
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(max(1, iters)):
+            for _ in range(iters):
                 fn(*args)
             _sync()
     out = []
     for ev in prof.events():
         if getattr(ev, "device_type", None) == DeviceType.CUDA:
             out.append((ev.name, float(ev.time_range.elapsed_us())))
-    return out
+    try:
+        raw = prof.profiler.kineto_results.events()
+    except Exception:  # noqa: BLE001 - a torch without the kineto results API: unknown
+        return out, None
+    total = 0
+    for ev in raw:
+        if DTOH.search(ev.name()):
+            total += copy_bytes(ev.nbytes(), ev.metadata_json())
+    return out, total / iters
+
+
+DTOH = re.compile(r"Memcpy DtoH|Memcpy PtoH|Memcpy DtoA|Memcpy AtoH")
+
+
+def copy_bytes(nbytes: int, metadata_json: str) -> int:
+    """A copy activity's size: the profiler's ``nbytes``, else its metadata's ``"bytes"`` (pure)."""
+    if nbytes and nbytes > 0:
+        return int(nbytes)
+    m = re.search(r'"bytes"\s*:\s*(\d+)', metadata_json or "")
+    return int(m.group(1)) if m else 0
 
 
 def custom_kernel_fraction(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
                            iters: int = 3) -> float:
     """Share (0..1) of ``fn(*args)``'s GPU time spent in custom kernels (names from ``source`` when given)."""
     return fraction_from_kernels(profile_kernels(fn, args, iters), kernel_names_from_source(source))
+
+
+def forward_profile(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
+                    iters: int = 3) -> dict[str, float | None]:
+    """``kernel_fraction`` and ``host_copy_bytes`` (per call) of ``fn(*args)`` from one profile."""
+    kernels, host_bytes = profile_forward(fn, args, iters)
+    return {"kernel_fraction": fraction_from_kernels(kernels, kernel_names_from_source(source)),
+            "host_copy_bytes": host_bytes}

@@ -1,0 +1,52 @@
+"""The verdict of a correct candidate from its GPU timing (`verifier.timed_verdict`), on recorded numbers:
+speedups, and the three reasons a correct result is still refused — the host clock saw work outside the
+measured stream, device data was copied to the host, or most GPU time was outside custom kernels."""
+
+from __future__ import annotations
+
+import pytest
+
+from leap.sandbox import SandboxConfig
+from leap.sandbox.judge import verifier as V
+from leap.sandbox.worker.kernel_fraction import copy_bytes
+from leap.tasks.suite import get_builtin
+
+TASK = get_builtin("relu_fp32")
+BASE = {"task": TASK.name}
+
+
+def verdict(cfg: SandboxConfig | None = None, **timing):
+    return V.timed_verdict(TASK, {"median_us": 50.0, "host_us": 60.0, **timing}, (100.0, 80.0),
+                           cfg or SandboxConfig(), BASE, None, 5)
+
+
+def test_a_clean_timing_is_ok_with_speedups():
+    v = verdict(kernel_fraction=0.9, host_copy_bytes=8.0)  # a scalar read (.item()) is fine
+    assert v.status == "ok" and v.speedup_eager == pytest.approx(2.0) and v.speedup_compile == pytest.approx(1.6)
+
+
+def test_device_data_copied_to_the_host_is_refused():
+    v = verdict(kernel_fraction=0.9, host_copy_bytes=float(1 << 22))
+    assert v.status == "rejected" and "to the host" in v.feedback and "4194304 B" in v.detail
+    assert verdict(SandboxConfig(max_host_copy_bytes=None), kernel_fraction=0.9,
+                   host_copy_bytes=float(1 << 22)).status == "ok"
+
+
+def test_little_custom_kernel_time_is_refused():
+    v = verdict(kernel_fraction=0.2)
+    assert v.status == "rejected" and v.custom_kernel_fraction == 0.2 and "custom kernels" in v.feedback
+
+
+def test_work_outside_the_measured_stream_is_refused_with_the_windows_in_the_detail():
+    window = {"action": "flag", "reason": "host excess the same-window probe does not show", "event_us": 50.0,
+              "host_us": 9000.0, "host_batch_us": 8800.0, "probe_event_us": 48.0, "probe_host_us": 60.0,
+              "probe_batch_us": 50.0, "probe_reps": 3, "other_gpu_processes": 1}
+    v = verdict(host_us=9000.0, host_agrees=False, host_check={"action": "flag", "windows": [window]})
+    assert v.status == "rejected" and "outside the measured stream" in v.feedback
+    assert "flag: host excess" in v.detail and "probe_host_us 60.0" in v.detail and "probe x3" in v.detail
+
+
+def test_copy_bytes_from_the_profiler_or_its_metadata():
+    assert copy_bytes(4096, "") == 4096
+    assert copy_bytes(0, '"device": 0, "bytes": 1048576, "memory bandwidth (GB/s)": 12.5') == 1 << 20
+    assert copy_bytes(0, "") == 0
