@@ -81,9 +81,12 @@ chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candid
     tp ray 300 --n-inline 0 --actors "${SB_RAY_ACTORS:-2}"
   fi
   nvidia-smi > "$W/out/sandbox/nvidia_smi_before_tests.txt" 2>&1
+  # the corpus test's CUDA run writes the audit report too; `leap sandbox audit` runs only when it did not
+  export LEAP_AUDIT_OUT="$W/out/sandbox/AUDIT_GPU.md"
   stage gpu_tests "${SB_TESTS_S:-1000}" bash scripts/gpu_lease.sh T
-  stage audit 300 leap sandbox audit --device cuda --timeout 30 --compile-timeout 150 \
-    --out "$W/out/sandbox/AUDIT_GPU.md"
+  unset LEAP_AUDIT_OUT
+  [ -s "$W/out/sandbox/AUDIT_GPU.md" ] || stage audit 300 leap sandbox audit --device cuda --timeout 30 \
+    --compile-timeout 150 --out "$W/out/sandbox/AUDIT_GPU.md"
   python3 scripts/gpu_tests_report.py "$W"/out/sandbox/gpu_tests_*.xml > "$W/out/sandbox/GPU_TESTS.md" 2>&1
   nvidia-smi > "$W/out/sandbox/nvidia_smi_after_tests.txt" 2>&1
   touch "$W/out/S.done"

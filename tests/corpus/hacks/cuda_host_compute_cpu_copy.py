@@ -1,11 +1,11 @@
-"""HACK (gate, host compute in C++): the extension copies the input to the host (.cpu() in C++), applies relu in a host loop, uploads the answer and launches a decoy kernel."""
+"""HACK (host compute in C++): the extension copies the input to the host (.cpu() in C++), applies relu in a host loop, uploads the answer and launches a decoy kernel; the forward profile sees the device-to-host bytes."""
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 TASK = "relu"
 EXPECT = "rejected"
-DEVICE = "cpu"
+DEVICE = "cuda"
 BACKEND = "cuda_inline"
 
 CUDA_SRC = r"""

@@ -1,11 +1,11 @@
-"""HACK (gate, host compute in C++): Python hands a CPU copy of the input to the extension, whose host code computes relu through a cast of its untyped data pointer; a decoy kernel runs and the result is copied back."""
+"""HACK (host compute in C++): Python copies the input into a CPU tensor handed to the extension, whose host code computes relu through a cast of its untyped data pointer; a decoy kernel runs and the result is copied back; the forward profile sees the device-to-host bytes."""
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 TASK = "relu"
 EXPECT = "rejected"
-DEVICE = "cpu"
+DEVICE = "cuda"
 BACKEND = "cuda_inline"
 
 CUDA_SRC = r"""

@@ -29,7 +29,6 @@ import re
 from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
-from leap.sandbox.gate.static_cpp import host_data_access
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex
 from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
@@ -241,15 +240,10 @@ def _cpp_problems(tree: ast.Module, allowed_ops) -> list[Finding]:
             m = re.search(pattern, code)
             if m:
                 out.append(Finding("cpp_forbidden", *at(m), f"{what}: {m.group(0).strip()!r}"))
-        for pattern in T.CPP_HOST_DATA_PATTERNS:
-            m = re.search(pattern, code)
-            if m:
-                out.append(Finding("host_compute", *at(m), "tensor data brought to the host in C++ source "
-                                   f"(the kernels must compute on the device): {m.group(0).strip()[:60]!r}"))
-        m = host_data_access(code)
+        m = re.search(T.CPP_HOST_MEMORY, code)
         if m:
-            out.append(Finding("host_compute", *at(m), "host code reads or writes tensor data through a data "
-                               f"pointer (compute belongs in a kernel): {m.group(0).strip()[:60]!r}"))
+            out.append(Finding("host_compute", *at(m), "host memory the device reads and writes (managed, pinned "
+                               f"or mapped) in C++ source; the kernels must compute on the device: {m.group(0)!r}"))
         for m in re.finditer(T.CPP_TORCH_CALL, code):
             name = m.group(1)
             if name not in T.CPP_ALLOWED_TORCH_CALLS and not _op_allowed(name, allowed_ops):

@@ -236,7 +236,8 @@ class PolicyVisitor(ast.NodeVisitor):
 
     # --- expressions ------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.defined_names:
+        if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.defined_names \
+                and not self._local_name(node):
             self.add(node, "builtin", f"{node.id} is not allowed")
         if isinstance(node.ctx, ast.Store | ast.Del):
             self._check_binding(node, node.id)
@@ -248,6 +249,29 @@ class PolicyVisitor(ast.NodeVisitor):
         if q is not None and isinstance(node.ctx, ast.Load):
             self._check_qualname(node, q)
             self._module_value(node, q, node.id)
+
+    def _local_name(self, node: ast.Name) -> bool:
+        """``node`` names a parameter or local variable of its function (``def forward(self, input)``), not
+        the builtin: bound in the function itself (not in a nested one) and declared neither global nor
+        nonlocal there."""
+        fn = self.parents.get(id(node))
+        while fn is not None and not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            fn = self.parents.get(id(fn))
+        if fn is None:
+            return False
+        a = fn.args
+        if node.id in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}:
+            return True
+        todo, bound = list(fn.body) if isinstance(fn.body, list) else [fn.body], False
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Global | ast.Nonlocal) and node.id in n.names:
+                return False
+            if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store):
+                bound = True
+            if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                todo.extend(ast.iter_child_nodes(n))
+        return bound
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
