@@ -125,3 +125,29 @@ def test_cuda_extension_called_with_data_pointers_passes_under_cuda_inline():
            "        x = x.contiguous()\n        out = torch.empty_like(x)\n"
            "        ext.go(x.data_ptr(), out.data_ptr(), x.numel())\n        return out\n")
     assert_ok(src, backend="cuda_inline")
+
+
+LOCAL_NAMES = {  # forward body: a parameter or local named like a refused builtin is that local
+    "parameter_input": ("def helper(input):\n    return input.contiguous()\n", "x = helper(x)\n" + LAUNCH + "return out"),
+    "local_input": ("", "input = x.contiguous()\nx = input\n" + LAUNCH + "return out"),
+    "lambda_parameter": ("", "f = lambda input: input.contiguous()\nx = f(x)\n" + LAUNCH + "return out"),
+    "local_id": ("", "id = 0\nx = x if id == 0 else x\n" + LAUNCH + "return out"),
+}
+BUILTIN_NAMES = {  # the builtin itself, also from a scope where another function binds the name
+    "input_called": ("", LAUNCH + "v = input('?')\nreturn out"),
+    "input_in_lambda_body": ("", "f = lambda y: input\n" + LAUNCH + "return out"),
+    "bound_in_a_nested_function_only": ("", "def g():\n    input = 1\n    return input\n" + LAUNCH + "v = input\nreturn out"),
+    "id_called": ("", LAUNCH + "v = id(x)\nreturn out"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_NAMES))
+def test_a_local_named_like_a_refused_builtin_is_the_local(name):
+    extra, fwd = LOCAL_NAMES[name]
+    assert_ok(triton_src(fwd, extra=extra))
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_NAMES))
+def test_the_refused_builtin_itself_is_still_refused(name):
+    extra, fwd = BUILTIN_NAMES[name]
+    assert_rejected(triton_src(fwd, extra=extra), "builtin")

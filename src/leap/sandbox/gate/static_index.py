@@ -29,6 +29,16 @@ class ModuleIndex:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for a in node.names:
                     self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+        # names bound at module level (or declared global where bound): they shadow a builtin everywhere
+        self.module_names: set[str] = {n for node in ast.walk(tree) if isinstance(node, ast.Global)
+                                       for n in node.names}
+        for node in tree.body:
+            for t in ast.walk(node) if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For
+                                                  | ast.With | ast.If) else ():
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                    self.module_names.add(t.id)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.module_names.add(node.name)
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions[node.name] = node

@@ -236,7 +236,7 @@ class PolicyVisitor(ast.NodeVisitor):
 
     # --- expressions ------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.defined_names \
+        if node.id in T.FORBIDDEN_BUILTINS and node.id not in self.index.module_names \
                 and not self._local_name(node):
             self.add(node, "builtin", f"{node.id} is not allowed")
         if isinstance(node.ctx, ast.Store | ast.Del):
