@@ -30,6 +30,7 @@ from leap.sandbox.pool.protocol import Job, thaw
 from leap.sandbox.worker import child_timing
 from leap.sandbox.worker import compute_guard as _guard
 from leap.sandbox.worker import interpreter_bf16 as _bf16
+from leap.sandbox.worker import interpreter_libdevice as _libdevice
 from leap.sandbox.worker.child_env import isolate, match_triton_mode, redirect_load_inline, setup_env
 from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
 
@@ -153,8 +154,9 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     setup_env(job, private_dir)
     if job.type != "compile":
         match_triton_mode()
-        if os.environ.get("TRITON_INTERPRET") == "1":  # bf16 arithmetic as the GPU does it (see the module)
+        if os.environ.get("TRITON_INTERPRET") == "1":  # bf16 arithmetic and libdevice as on the GPU
             _bf16.install()
+            _libdevice.install()
     iso = isolate(job, private_dir)
     # the forkserver (a candidate that kills it is caught at the end); read after the isolation: in a PID
     # namespace the parent is outside it (0 here) and the forkserver is out of the candidate's reach

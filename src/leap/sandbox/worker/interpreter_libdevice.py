@@ -1,0 +1,116 @@
+"""libdevice math for Triton's CPU interpreter (CPU checks only).
+
+``triton.language.extra.libdevice`` (and its ``cuda`` twin) are compiled to NVIDIA's libdevice on a GPU;
+under the interpreter they are stubs that return None, so a correct GELU written with ``libdevice.erf``
+failed as the candidate's ``runtime_error`` (a red-team pass, 2026-12-03). `install` gives the common
+elementwise ones a numpy body (computed in float64, stored in the argument's dtype; bf16 bit patterns
+widened as `interpreter_bf16` does), and makes every other one raise an error the judge reads as
+``needs_gpu`` ("not judged here"), never the candidate's fault. Installed by the harness before candidate
+code runs, in interpreter mode only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+UNSUPPORTED = "is not available in Triton's CPU interpreter"  # the judge's needs_gpu marker
+_erf, _erfc, _lgamma, _gamma = (np.vectorize(f, otypes=[np.float64]) for f in
+                                (math.erf, math.erfc, math.lgamma, math.gamma))
+_remainder = np.vectorize(math.remainder, otypes=[np.float64])
+
+
+def _round_half_away(v):
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+UNARY = {
+    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh,
+    "atan": np.arctan, "atanh": np.arctanh, "cbrt": np.cbrt, "ceil": np.ceil, "cos": np.cos, "cosh": np.cosh,
+    "cospi": lambda v: np.cos(np.pi * v), "erf": _erf, "erfc": _erfc, "exp": np.exp, "exp10": lambda v: 10.0 ** v,
+    "exp2": np.exp2, "expm1": np.expm1, "floor": np.floor, "lgamma": _lgamma, "log": np.log, "log10": np.log10,
+    "log1p": np.log1p, "log2": np.log2, "nearbyint": np.rint, "normcdf": lambda v: 0.5 * _erfc(-v / math.sqrt(2)),
+    "rcbrt": lambda v: 1.0 / np.cbrt(v), "rint": np.rint, "round": _round_half_away, "rsqrt": lambda v: 1.0 / np.sqrt(v),
+    "rsqrt_rn": lambda v: 1.0 / np.sqrt(v), "saturatef": lambda v: np.clip(v, 0.0, 1.0), "sin": np.sin,
+    "sinh": np.sinh, "sinpi": lambda v: np.sin(np.pi * v), "sqrt": np.sqrt, "sqrt_rn": np.sqrt, "tan": np.tan,
+    "tanh": np.tanh, "tgamma": _gamma, "trunc": np.trunc,
+    "fast_cosf": np.cos, "fast_expf": np.exp, "fast_exp10f": lambda v: 10.0 ** v, "fast_log10f": np.log10,
+    "fast_log2f": np.log2, "fast_logf": np.log, "fast_sinf": np.sin, "fast_tanf": np.tan, "fast_tanhf": np.tanh,
+}
+BINARY = {
+    "pow": np.power, "fast_powf": np.power, "atan2": np.arctan2, "copysign": np.copysign, "fmod": np.fmod,
+    "hypot": np.hypot, "fdim": lambda a, b: np.maximum(a - b, 0.0), "remainder": _remainder,
+    "nextafter": np.nextafter, "fast_dividef": np.divide, "div_rn": np.divide, "add_rn": np.add,
+    "sub_rn": np.subtract, "mul_rn": np.multiply, "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
+}
+TERNARY = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
+_INSTALLED: list[bool] = []
+
+
+def install() -> bool:
+    """Patch the libdevice modules once (True when patched, False without Triton)."""
+    if _INSTALLED:
+        return True
+    try:
+        import triton.language as tl
+        from triton.language.extra import libdevice
+        from triton.runtime.interpreter import TensorHandle
+    except ImportError:  # pragma: no cover - no triton
+        return False
+    modules = [libdevice]
+    try:
+        from triton.language.extra.cuda import libdevice as cuda_libdevice
+
+        modules.append(cuda_libdevice)
+    except ImportError:  # pragma: no cover - a build without the CUDA backend
+        pass
+    for mod in modules:
+        for name in [n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))]:
+            fn = UNARY.get(name) or BINARY.get(name) or TERNARY.get(name)
+            setattr(mod, name, _elementwise(name, fn, tl, TensorHandle) if fn else _unsupported(name))
+    _INSTALLED.append(True)
+    return True
+
+
+def _unsupported(name: str):
+    def call(*args, **kwargs):
+        raise NotImplementedError(f"libdevice.{name} {UNSUPPORTED} (it runs on a GPU)")
+
+    call.__name__ = name
+    return call
+
+
+def _elementwise(name: str, fn, tl, TensorHandle):  # noqa: N803 - the interpreter's class
+    def call(*args, _semantic=None, **kwargs):
+        like = next((a for a in args if isinstance(a, tl.tensor)), None)
+        if like is None or kwargs or not like.dtype.is_floating():
+            raise NotImplementedError(f"libdevice.{name} on {like.dtype if like is not None else 'scalars'} "
+                                      f"{UNSUPPORTED} (it runs on a GPU)")
+        scalar = like.dtype
+        values = [_as_f64(a, tl) for a in args]
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*values), dtype=np.float64)
+        shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+        data = _store(np.broadcast_to(out, shape), scalar)
+        return tl.tensor(TensorHandle(data, scalar), like.type)
+
+    call.__name__ = name
+    return call
+
+
+def _as_f64(a, tl) -> np.ndarray:
+    if not isinstance(a, tl.tensor):
+        return np.float64(a)
+    data = a.handle.data
+    if a.dtype.is_bf16():
+        return (np.asarray(data).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return np.asarray(data, dtype=np.float64)
+
+
+def _store(values: np.ndarray, scalar) -> np.ndarray:
+    if scalar.is_bf16():
+        from leap.sandbox.worker.interpreter_bf16 import to_bf16
+
+        return to_bf16(values.astype(np.float32))
+    return values.astype({16: np.float16, 32: np.float32, 64: np.float64}[scalar.primitive_bitwidth])
