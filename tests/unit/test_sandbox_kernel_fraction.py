@@ -90,3 +90,27 @@ def test_timing_statistics_and_host_agreement():
     assert host_agrees(10.0, 60.0)  # launch + synchronize overhead within the default slack
     assert not host_agrees(10.0, 3000.0)
     assert host_agrees(10.0, None)
+
+
+CAST_COPY = ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+             "::{lambda(float)#1}, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>>")
+
+
+def test_a_copy_that_converts_dtypes_is_never_neutral():
+    assert fraction_from_kernels([(COPY, 10.0), ("k", 10.0)], {"k"}) == pytest.approx(1.0)
+    assert fraction_from_kernels([(CAST_COPY, 10.0), ("k", 10.0)], {"k"}) == pytest.approx(0.5)
+
+
+def test_the_library_kernels_of_a_tasks_allowed_ops_are_neutral():
+    gemm = ("nvjet_tst_128x256_64x4_2x1_v_bz_TNT", 100.0)
+    epilogue = ("bias_relu_kernel", 10.0)
+    # F.linear (allowed on a gemm task) plus a Triton epilogue: the GEMM is the task's to give to PyTorch
+    assert fraction_from_kernels([gemm, epilogue], {"bias_relu_kernel"}) == pytest.approx(10 / 110)
+    assert fraction_from_kernels([gemm, epilogue], {"bias_relu_kernel"}, allowed_ops=["linear"]) == pytest.approx(1.0)
+    conv = ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nchw", 80.0)
+    assert fraction_from_kernels([conv, epilogue], {"bias_relu_kernel"}, allowed_ops=["torch.nn.functional.conv2d"]) \
+        == pytest.approx(1.0)
+    # what the task does not allow still counts: a softmax from PyTorch beside an allowed GEMM
+    softmax = ("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", 30.0)
+    assert fraction_from_kernels([gemm, softmax, epilogue], {"bias_relu_kernel"}, allowed_ops=["matmul"]) \
+        == pytest.approx(10 / 40)

@@ -83,7 +83,8 @@ def measure(model, inputs, cfg: dict) -> dict:
     else:
         out = fallback_measure(model, inputs, warmup, samples, flush)
     if cfg.get("kernel_fraction") and judge_kf is not None and hasattr(judge_kf, "forward_profile"):
-        out.update(judge_kf.forward_profile(model, inputs, source=cfg.get("source")))
+        out.update(judge_kf.forward_profile(model, inputs, source=cfg.get("source"),
+                                            allowed_ops=cfg.get("allowed_ops") or ()))
     return out
 
 

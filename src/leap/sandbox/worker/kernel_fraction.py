@@ -7,7 +7,9 @@ be read from the source, when it does not look like a PyTorch/cuBLAS/cuDNN/CUTLA
 Data movement (PyTorch's copies and fills, memcpy, memset) cannot compute an answer for a task that is not
 itself data movement: up to ``COPY_ALLOWANCE`` times the custom kernels' own time it is neutral (a clone
 before an in-place kernel, a copy into a preallocated buffer); beyond that it counts as outside time, so a
-copy that does a transpose's whole work beside a decoy kernel is still caught.
+copy that does a transpose's whole work beside a decoy kernel is still caught; a copy that converts dtypes
+never is data movement. The library kernels of a task's allowed ops (`ALLOWED_KERNELS`: GEMMs for
+matmul/linear, convolutions for conv2d) are neutral: the task lets PyTorch run them.
 The verifier rejects a candidate below the configured share (default 0.5).
 
 The same profile counts the bytes copied from the device to the host per call (`host_copy_bytes`): a
@@ -38,7 +40,12 @@ LIBRARY = re.compile(
 )
 
 COPY = re.compile(r"(direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|[Mm]emcpy|[Mm]emset)")
+CAST = re.compile(r"[Cc]ast")  # a copy that converts dtypes computes (a truncation is a step function)
 COPY_ALLOWANCE = 2.0  # data movement up to this many times the custom kernels' time is neutral
+# library kernels a task's allowed op (``Task.allowed_ops``) runs as: neutral, the task lets PyTorch do it
+GEMM = r"gemm|gemv|nvjet|xmma|cutlass|cublas|splitKreduce|Kernel2\b"
+ALLOWED_KERNELS = {"matmul": GEMM, "linear": GEMM,
+                   "conv2d": GEMM + r"|conv|fprop|cudnn|implicit|winograd|nchwToNhwc|nhwcToNchw|im2col"}
 
 NAMESPACED = re.compile(r"(at::|c10::|cub::|cutlass|cublas|cudnn|nvjet|xmma|[Mm]emcpy|[Mm]emset)")
 
@@ -79,17 +86,28 @@ def matches_custom(name: str, custom: Iterable[str]) -> bool:
     return False
 
 
+def allowed_kernels(allowed_ops: Iterable[str]) -> re.Pattern | None:
+    """The library kernels of a task's allowed ops (None when it allows none this module knows)."""
+    parts = [ALLOWED_KERNELS[k] for k in {str(op).rsplit(".", 1)[-1] for op in allowed_ops or ()}
+             if k in ALLOWED_KERNELS]
+    return re.compile("|".join(parts)) if parts else None
+
+
 def fraction_from_kernels(kernels: Sequence[tuple[str, float]], custom_names: Iterable[str],
-                          copy_allowance: float = COPY_ALLOWANCE) -> float:
+                          copy_allowance: float = COPY_ALLOWANCE, allowed_ops: Iterable[str] = ()) -> float:
     """Share of the GPU time spent in custom kernels (pure; ``kernels``: (name, microseconds)). Library
-    data movement up to ``copy_allowance`` x the custom time is left out of the total."""
+    data movement up to ``copy_allowance`` x the custom time, and the library kernels of the task's
+    allowed ops, are left out of the total."""
     names = set(custom_names)
+    allowed = allowed_kernels(allowed_ops)
     custom = copies = other = 0.0
     for n, us in kernels:
         us = max(0.0, us)
         if matches_custom(n, names) if names else not is_library_kernel(n):
             custom += us
-        elif COPY.search(n):
+        elif allowed is not None and allowed.search(n):
+            continue
+        elif COPY.search(n) and not CAST.search(n):
             copies += us
         else:
             other += us
@@ -150,8 +168,9 @@ def custom_kernel_fraction(fn: Callable[..., Any], args: Sequence[Any], source: 
 
 
 def forward_profile(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
-                    iters: int = 3) -> dict[str, float | None]:
+                    iters: int = 3, allowed_ops: Iterable[str] = ()) -> dict[str, float | None]:
     """``kernel_fraction`` and ``host_copy_bytes`` (per call) of ``fn(*args)`` from one profile."""
     kernels, host_bytes = profile_forward(fn, args, iters)
-    return {"kernel_fraction": fraction_from_kernels(kernels, kernel_names_from_source(source)),
+    return {"kernel_fraction": fraction_from_kernels(kernels, kernel_names_from_source(source),
+                                                     allowed_ops=allowed_ops),
             "host_copy_bytes": host_bytes}
