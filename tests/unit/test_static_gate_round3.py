@@ -151,3 +151,13 @@ def test_a_local_named_like_a_refused_builtin_is_the_local(name):
 def test_the_refused_builtin_itself_is_still_refused(name):
     extra, fwd = BUILTIN_NAMES[name]
     assert_rejected(triton_src(fwd, extra=extra), "builtin")
+
+
+LAYER_INIT = "self.fc = nn.Linear(8, 8).to(torch.bfloat16){more}"
+
+
+@pytest.mark.parametrize("more", ["", ".eval()", ".cuda().half()"])
+def test_a_layer_cast_or_moved_in_init_is_still_the_layer(more):
+    fwd = "x = self.fc(x)\n" + LAUNCH + "return out"
+    assert_ok(triton_src(fwd, init=LAYER_INIT.format(more=more)), allowed=["linear"])
+    assert_rejected(triton_src(fwd, init=LAYER_INIT.format(more=more)), "torch_compute")  # linear not allowed

@@ -1,7 +1,6 @@
-"""LEGIT (allowed ops): the task allows linear, so F.linear does the GEMM and a Triton kernel applies the ReLU in place; on a GPU the GEMM's library kernels are the task's to give to PyTorch (not counted against the custom-kernel share)."""
+"""LEGIT (allowed ops): the task allows linear, so the layer built as the reference builds it (nn.Linear(...).to(dtype)) does the GEMM and a Triton kernel applies the ReLU in place; on a GPU the GEMM's library kernels are the task's to give to PyTorch (not counted against the custom-kernel share)."""
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 import triton
 import triton.language as tl
 
@@ -24,7 +23,7 @@ class ModelNew(nn.Module):
         self.fc = nn.Linear(in_features, out_features).to(torch.bfloat16)
 
     def forward(self, x):
-        y = F.linear(x, self.fc.weight, self.fc.bias)
+        y = self.fc(x)
         n = y.numel()
         relu_inplace[(triton.cdiv(n, 1024),)](y, n, BLOCK=1024)
         return y

@@ -29,6 +29,10 @@ OBJECT_METHODS = frozenset({"append", "extend", "insert", "pop", "get", "keys", 
                             "count", "format", "join", "startswith", "endswith", "lower", "upper", "strip",
                             "replace", "discard", "popitem"})
 
+# torch.nn layer methods that return the layer itself (moved, cast or put in a mode), not a computation
+LAYER_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "type", "train",
+                                "eval", "requires_grad_"})
+
 
 def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     f = e.func
@@ -223,6 +227,8 @@ def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) 
     if t is Tag.REF:
         return qualified(dp, e, f"{kb.arg}.{attr}", args, env)
     if t in (Tag.TORCHMOD, Tag.TORCHMODS):
+        if attr in LAYER_SELF_METHODS:  # nn.Linear(...).to(DTYPE), as references build layers: the layer
+            return kb
         dp.compute(e, kb.arg or "sequential", f"calling a torch.nn layer method ({attr})")
         return TENSOR
     if t is Tag.SCALAR and attr in ("get", "pop", "setdefault") or (
