@@ -44,3 +44,50 @@ def test_bf16_kernel_matches_torch_in_the_interpreter():
     o = torch.empty_like(x)
     k[(2,)](x, y, o, 2048, B=1024)
     assert torch.equal(o, torch.maximum(x * y, x - y))
+
+
+def test_dot_casts_and_scans_of_bf16_blocks_in_the_interpreter():
+    """``tl.dot`` multiplies bf16 values (it multiplied bit patterns), casts to and from bf16 go by value
+    (bools from a comparison, ints, float64), and scans accumulate values (a red-team pass, 2026-12-03)."""
+    import os
+
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        pytest.skip("needs TRITON_INTERPRET=1 (the CPU interpreter; CI sets it)")
+    import triton
+    import triton.language as tl
+
+    install()
+
+    @triton.jit
+    def k(a_ptr, b_ptr, o_ptr, OP: tl.constexpr, N: tl.constexpr):
+        r = tl.arange(0, N)
+        if OP == 0:  # a 16x16 bf16 matmul accumulated in fp32, stored as bf16
+            a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+            b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+            tl.store(o_ptr + r[:, None] * N + r[None, :], tl.dot(a, b).to(tl.bfloat16))
+        else:
+            x = tl.load(a_ptr + r)
+            if OP == 1:
+                y = x * (x > 0)
+            elif OP == 2:
+                y = (x > 0).to(tl.bfloat16) * x
+            elif OP == 3:
+                y = r.to(tl.bfloat16) + x
+            elif OP == 4:
+                y = (x.to(tl.float64) * 2).to(tl.bfloat16)
+            else:
+                y = tl.cumsum(x, 0)
+            tl.store(o_ptr + r, y)
+
+    g = torch.Generator().manual_seed(1)
+    a, b = torch.randn(16, 16, generator=g).bfloat16(), torch.randn(16, 16, generator=g).bfloat16()
+    o = torch.empty_like(a)
+    k[(1,)](a, b, o, OP=0, N=16)
+    assert torch.allclose(o.float(), (a.float() @ b.float()).bfloat16().float(), rtol=2e-2, atol=2e-2)
+    x = a[0].contiguous()
+    want = {1: x.float().relu(), 2: x.float().relu(), 3: torch.arange(16.0) + x.float(), 4: x.float() * 2,
+            5: x.float().cumsum(0)}
+    for op, w in want.items():
+        y = torch.empty_like(x)
+        k[(1,)](x, b, y, OP=op, N=16)
+        assert torch.allclose(y.float(), w, rtol=3e-2, atol=3e-2), (op, y, w)
