@@ -140,13 +140,10 @@ def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
         if getattr(ev, "device_type", None) == DeviceType.CUDA:
             out.append((ev.name, float(ev.time_range.elapsed_us())))
     try:
-        raw = prof.profiler.kineto_results.events()
-    except Exception:  # noqa: BLE001 - a torch without the kineto results API: unknown
+        total = sum(copy_bytes(ev.nbytes(), ev.metadata_json())
+                    for ev in prof.profiler.kineto_results.events() if DTOH.search(ev.name()))
+    except Exception:  # noqa: BLE001 - a torch whose kineto results API differs: unknown, never a failure
         return out, None
-    total = 0
-    for ev in raw:
-        if DTOH.search(ev.name()):
-            total += copy_bytes(ev.nbytes(), ev.metadata_json())
     return out, total / iters
 
 
