@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from leap.sandbox.worker.interpreter_bf16 import to_bf16, to_f32
+
 UNSUPPORTED = "is not available in Triton's CPU interpreter"  # the judge's needs_gpu marker
 _erf, _erfc, _lgamma, _gamma = (np.vectorize(f, otypes=[np.float64]) for f in
                                 (math.erf, math.erfc, math.lgamma, math.gamma))
@@ -103,14 +105,10 @@ def _as_f64(a, tl) -> np.ndarray:
     if not isinstance(a, tl.tensor):
         return np.float64(a)
     data = a.handle.data
-    if a.dtype.is_bf16():
-        return (np.asarray(data).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    return np.asarray(data, dtype=np.float64)
+    return (to_f32(data) if a.dtype.is_bf16() else np.asarray(data)).astype(np.float64)
 
 
 def _store(values: np.ndarray, scalar) -> np.ndarray:
     if scalar.is_bf16():
-        from leap.sandbox.worker.interpreter_bf16 import to_bf16
-
         return to_bf16(values.astype(np.float32))
     return values.astype({16: np.float16, 32: np.float32, 64: np.float64}[scalar.primitive_bitwidth])
