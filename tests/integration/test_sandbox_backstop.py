@@ -18,16 +18,16 @@ COMPUTES = {
     "getattr_chain": K.RELU.replace("y = torch.empty_like(x)",
                                     "f = getattr(type(x), ''.join(['cl', 'amp']))\n        return f(x, min=0)"),
 }
-# a float to integer copy truncates (a step function computed by copies between dtypes, handed to the
-# kernel): refused by the backstop whatever the comparison would say
-TRUNCATING_COPIES = K.RELU.replace(
-    "y = torch.empty_like(x)",
-    "q = torch.empty(x.shape, dtype=torch.int32)\n        q.copy_(x)\n        r = torch.empty_like(x)\n"
-    "        r.copy_(q)\n        y = torch.empty_like(x)").replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
-SAME_KIND_COPIES = K.RELU.replace(
-    "y = torch.empty_like(x)",
-    "w = torch.empty(x.shape, dtype=torch.float64)\n        w.copy_(x)\n        y = torch.empty_like(x)\n"
-    "        y.copy_(w)")
+# copies that convert dtypes compute (truncation, sign extension, rounding and overflow to inf: relu was built
+# from such copies and dtype views alone), handed to the kernel: refused whatever the comparison would say
+CONVERSIONS = {
+    name: K.RELU.replace("y = torch.empty_like(x)", f"q = torch.empty(x.shape, dtype={dt})\n        q.copy_({src})\n"
+                         "        r = torch.empty_like(x)\n        r.copy_(q)\n        y = torch.empty_like(x)"
+                         ).replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
+    for name, dt, src in [("float_to_int", "torch.int32", "x"), ("float_to_float", "torch.float64", "x"),
+                          ("int_to_int", "torch.int64", "x.view(torch.int32)")]}
+SAME_DTYPE_COPY = K.RELU.replace(
+    "y = torch.empty_like(x)", "w = torch.empty(x.shape, dtype=x.dtype)\n        w.copy_(x)\n        y = torch.empty_like(w)")
 POPS_THE_MODE = K.RELU.replace(
     "y = torch.empty_like(x)",
     "from torch.utils import _python_dispatch as P\n        with P._disable_current_modes():\n"
@@ -115,11 +115,15 @@ def test_pytorch_compute_in_forward_is_rejected_at_run_time(sb, relu, name):
     assert "PyTorch computed" in v.feedback and "PyTorch compute ran in forward" in v.detail
 
 
-def test_copies_between_floating_and_integer_dtypes_are_compute(sb, relu):
-    v = sb.verify(relu, TRUNCATING_COPIES)
-    assert v.status == "rejected" and "between floating and integer dtypes" in v.detail, (v.status, v.detail)
-    ok = sb.verify(relu, SAME_KIND_COPIES)  # float64 and back: a copy between floating dtypes moves data
-    assert ok.status == "ok", (ok.status, ok.feedback, ok.detail)
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
+def test_copies_that_convert_dtypes_are_compute(sb, relu, name):
+    v = sb.verify(relu, CONVERSIONS[name])
+    assert v.status == "rejected" and "a dtype conversion" in v.detail, (v.status, v.detail)
+
+
+def test_a_copy_within_a_dtype_moves_data(sb, relu):
+    v = sb.verify(relu, SAME_DTYPE_COPY)
+    assert v.status == "ok", (v.status, v.feedback, v.detail)
 
 
 def test_switching_the_backstop_off_during_forward_is_rejected(sb, relu):

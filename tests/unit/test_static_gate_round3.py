@@ -132,12 +132,21 @@ LOCAL_NAMES = {  # forward body: a parameter or local named like a refused built
     "local_input": ("", "input = x.contiguous()\nx = input\n" + LAUNCH + "return out"),
     "lambda_parameter": ("", "f = lambda input: input.contiguous()\nx = f(x)\n" + LAUNCH + "return out"),
     "local_id": ("", "id = 0\nx = x if id == 0 else x\n" + LAUNCH + "return out"),
+    "walrus_in_a_comprehension": ("", "v = [(input := t) for t in (1, 2)]\nk = input\n" + LAUNCH + "return out"),
+    "module_level_binding": ("input = 3\ndef size():\n    return input\n", LAUNCH + "return out"),
 }
 BUILTIN_NAMES = {  # the builtin itself, also from a scope where another function binds the name
     "input_called": ("", LAUNCH + "v = input('?')\nreturn out"),
     "input_in_lambda_body": ("", "f = lambda y: input\n" + LAUNCH + "return out"),
     "bound_in_a_nested_function_only": ("", "def g():\n    input = 1\n    return input\n" + LAUNCH + "v = input\nreturn out"),
     "id_called": ("", LAUNCH + "v = id(x)\nreturn out"),
+    # the builtin reached through what looks like a binding (a red-team pass, 2026-12-03)
+    "parameter_default": ("def probe(p, open=open):\n    return open(p)\n", LAUNCH + "return out"),
+    "lambda_default": ("", "f = lambda p, open=open: 0\n" + LAUNCH + "return out"),
+    "comprehension_target": ("", "v = [0 for open in ()]\nf = open\n" + LAUNCH + "return out"),
+    "module_branch_never_run": ("if False:\n    open = None\ndef probe(p):\n    return open(p)\n", LAUNCH + "return out"),
+    "module_annotation_only": ("open: object\ndef probe(p):\n    return open(p)\n", LAUNCH + "return out"),
+    "module_binding_deleted": ("open = 1\ndel open\ndef probe(p):\n    return open(p)\n", LAUNCH + "return out"),
 }
 
 

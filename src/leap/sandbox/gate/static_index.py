@@ -29,16 +29,18 @@ class ModuleIndex:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for a in node.names:
                     self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
-        # names bound at module level (or declared global where bound): they shadow a builtin everywhere
-        self.module_names: set[str] = {n for node in ast.walk(tree) if isinstance(node, ast.Global)
-                                       for n in node.names}
+        # names every run of the module binds at its top level (not in a branch, not deleted): they shadow a
+        # builtin everywhere; a binding that may not run (`if False: open = None`, `open: object`) does not
+        self.module_names: set[str] = set()
         for node in tree.body:
-            for t in ast.walk(node) if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For
-                                                  | ast.With | ast.If) else ():
-                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
-                    self.module_names.add(t.id)
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, ast.AugAssign | ast.For) or (
+                    isinstance(node, ast.AnnAssign) and node.value is not None) else []
+            for t in targets:
+                self.module_names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 self.module_names.add(node.name)
+        self.module_names -= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions[node.name] = node

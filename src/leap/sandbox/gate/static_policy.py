@@ -252,16 +252,20 @@ class PolicyVisitor(ast.NodeVisitor):
 
     def _local_name(self, node: ast.Name) -> bool:
         """``node`` names a parameter or local variable of its function (``def forward(self, input)``), not
-        the builtin: bound in the function itself (not in a nested one) and declared neither global nor
-        nonlocal there."""
-        fn = self.parents.get(id(node))
+        the builtin: a parameter (read in the body, not in a default or annotation, which the enclosing
+        scope evaluates) or a name any statement of the function itself assigns (Python then takes it as
+        local throughout: read unbound it raises, it never reaches the builtin). A comprehension's target is
+        the comprehension's, not the function's."""
+        child, fn = node, self.parents.get(id(node))
         while fn is not None and not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            fn = self.parents.get(id(fn))
-        if fn is None:
+            child, fn = fn, self.parents.get(id(fn))
+        if fn is None or child is fn.args or child in getattr(fn, "decorator_list", ()) \
+                or child is getattr(fn, "returns", None):
             return False
         a = fn.args
         if node.id in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}:
             return True
+        scopes = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef | ast.comprehension
         todo, bound = list(fn.body) if isinstance(fn.body, list) else [fn.body], False
         while todo:
             n = todo.pop()
@@ -269,7 +273,9 @@ class PolicyVisitor(ast.NodeVisitor):
                 return False
             if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store):
                 bound = True
-            if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            if isinstance(n, ast.comprehension):  # its iterables and conditions run; its target is its own
+                todo.extend([n.iter, *n.ifs])
+            elif not isinstance(n, scopes):
                 todo.extend(ast.iter_child_nodes(n))
         return bound
 

@@ -44,25 +44,22 @@ FAMILIES: dict[str, frozenset[str]] = {
                          "cudnn_convolution", "thnn_conv2d", "add"}),
 }
 PROBE = "mul"  # the op the end-of-run probe uses
-# copies that may convert: between floating and integer dtypes a conversion truncates, a nonlinearity the
-# allowed matmul/conv ops could be built into a whole activation with (a red-team pass, 2026-12-03; the
-# Triton interpreter's own copies never convert so)
+# copies that may convert: a conversion between dtypes computes — a float->int copy truncates, an int->int
+# copy sign-extends or wraps, a float->float copy rounds and overflows to inf — nonlinearities from which
+# relu was built with copies and dtype views alone (two red-team passes, 2026-12-03). Conversions belong
+# in the kernels (the gate refuses .to(dtype) in forward); the Triton interpreter's own copies keep the dtype
 CONVERTING = frozenset({"copy_", "copy", "_to_copy"})
 
 
 def converts(args, kwargs) -> bool:
-    """A copy op (`CONVERTING`) whose source and result differ in kind: floating vs integer/bool."""
+    """A copy op (`CONVERTING`) whose source and result differ in dtype."""
     kwargs = kwargs or {}
     src = args[1] if len(args) > 1 and isinstance(args[1], torch.Tensor) else None
     dst = args[0] if args and isinstance(args[0], torch.Tensor) else None
     if dst is None:
         return False
     to = src.dtype if src is not None else kwargs.get("dtype")
-    return to is not None and _floating(to) != _floating(dst.dtype)
-
-
-def _floating(dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point or dtype.is_complex
+    return to is not None and to != dst.dtype
 # (module, attribute): what switches a dispatch mode off for a while; wrapped by `install`
 SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_dispatch_stack"),
             ("torch._C", "_unset_dispatch_mode"), ("torch._C", "_set_dispatch_mode"),
@@ -124,7 +121,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             if name not in allowed:
                 seen[name] = seen.get(name, 0) + 1
             elif name in CONVERTING and converts(args, kwargs):
-                key = f"{name} (between floating and integer dtypes)"
+                key = f"{name} (a dtype conversion)"
                 seen[key] = seen.get(key, 0) + 1
         elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
                 and float(args[1].item()) == float(nonce):
