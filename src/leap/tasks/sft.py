@@ -146,7 +146,7 @@ def template_rows(tasks: Iterable[Task], *, variants: int = 6, repairs: int = 2,
             if name not in seen_kinds:
                 seen_kinds.add(name)
                 picked.append((name, m, fix))
-        for name, m, fix in picked[: max(0, repairs) * 2]:  # some mutants pass the tests; verify extra
+        for name, m, fix in picked[: max(0, repairs) * 3]:  # some mutants pass the tests; verify extra
             jobs.append((task, m, name, fix))
     stats.candidates = len(jobs)
     verdicts: dict[int, object] = {}
