@@ -45,7 +45,8 @@ COPY_ALLOWANCE = 2.0  # data movement up to this many times the custom kernels' 
 # library kernels a task's allowed op (``Task.allowed_ops``) runs as: neutral, the task lets PyTorch do it
 GEMM = r"gemm|gemv|nvjet|xmma|cutlass|cublas|splitKreduce|Kernel2\b"
 ALLOWED_KERNELS = {"matmul": GEMM, "linear": GEMM,
-                   "conv2d": GEMM + r"|conv|fprop|cudnn|implicit|winograd|nchwToNhwc|nhwcToNchw|im2col"}
+                   "conv2d": GEMM + r"|conv|fprop|cudnn|cask|implicit|winograd|tensorTransform|nchwToNhwc|"
+                                    r"nhwcToNchw|im2col"}
 
 NAMESPACED = re.compile(r"(at::|c10::|cub::|cutlass|cublas|cudnn|nvjet|xmma|[Mm]emcpy|[Mm]emset)")
 
