@@ -25,8 +25,8 @@ NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "
                      "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available",
                      "active drivers",  # triton 3.9: an autotuner benchmarking with no GPU driver
                      "is not available in triton's cpu interpreter")  # worker/interpreter_libdevice.UNSUPPORTED
-NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors, autotuning or a libdevice function the CPU "
-                    "interpreter cannot run): {why}. It was not judged here.")
+NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors, autotuning or a libdevice "
+                    "function the CPU interpreter cannot run): {why}. It was not judged here.")
 NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \
                  "available here, so the solution was not judged."
 SANDBOX_ERROR = "The sandbox failed while evaluating this solution ({why}); this says nothing about the solution."
