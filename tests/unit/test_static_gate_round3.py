@@ -170,3 +170,20 @@ def test_a_layer_cast_or_moved_in_init_is_still_the_layer(more):
     fwd = "x = self.fc(x)\n" + LAUNCH + "return out"
     assert_ok(triton_src(fwd, init=LAYER_INIT.format(more=more)), allowed=["linear"])
     assert_rejected(triton_src(fwd, init=LAYER_INIT.format(more=more)), "torch_compute")  # linear not allowed
+
+
+PLAIN_KERNEL = ("def k_plain(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                "    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=offs < n), 0.0), mask=offs < n)\n")
+
+
+@pytest.mark.parametrize("wrap", ["k_relu2 = triton.jit(k_plain)\n",
+                                  "from triton import jit\nk_relu2 = jit(k_plain)\n"])
+def test_a_kernel_made_by_calling_triton_jit_on_a_function_is_a_kernel(wrap):
+    fwd = "out = torch.empty_like(x)\nn = x.numel()\nk_relu2[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)\nreturn out"
+    assert_ok(triton_src(fwd, extra=PLAIN_KERNEL + wrap))
+    # its body is a kernel body: host code in it is refused as in any @triton.jit kernel
+    bad = PLAIN_KERNEL.replace("    offs =", "    v = x_ptr.handle\n    offs =")
+    assert_rejected(triton_src(fwd, extra=bad + wrap), "jit_body")
+    # and its constexpr parameter takes no tensor
+    assert_rejected(triton_src(fwd.replace("BLOCK=256", "BLOCK=x"), extra=PLAIN_KERNEL + wrap))

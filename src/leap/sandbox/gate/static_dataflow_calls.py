@@ -19,6 +19,7 @@ from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_callargs import CallArgs, bind, expand
 from leap.sandbox.gate.static_dataflow_lib import builtin, escape, library_call
 from leap.sandbox.gate.static_gate_tables import torch_category
+from leap.sandbox.gate.static_index import JIT_DECORATORS
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 from leap.sandbox.gate.static_launch import check_launch
 
@@ -114,6 +115,9 @@ def qualified(dp: Analysis, e: ast.Call, q: str, args: CallArgs, env) -> Kind:
     """A call of an imported name (``functools.partial`` is followed here, the rest is library code)."""
     if q == "functools.partial":
         return _partial(dp, e, args, env)
+    fn = args.nodes[0] if len(args.nodes) == 1 and not args.kw else None
+    if q in JIT_DECORATORS and isinstance(fn, ast.Name) and fn.id in dp.ix.functions:
+        return Kind(Tag.JIT, fn.id)  # k = triton.jit(fn) of a module function: the decorator (`kernel_sigs`)
     return library_call(dp, e, q, args)
 
 

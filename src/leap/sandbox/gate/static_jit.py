@@ -46,6 +46,8 @@ def kernel_sigs(ix: ModuleIndex) -> dict[str, KernelSig]:
                        and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)), None)
         if isinstance(fn, ast.FunctionDef):
             out[name] = _sig(name, fn, ix)
+            if fn.name != name:  # the call's value is known by the function's name too (`qualified`)
+                out.setdefault(fn.name, _sig(fn.name, fn, ix))
     for cname, cls in ix.classes.items():
         for stmt in cls.body:
             if isinstance(stmt, ast.FunctionDef) and (cname, stmt.name) in ix.jit_methods:
