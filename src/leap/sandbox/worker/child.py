@@ -316,7 +316,8 @@ def _settings(job: Job) -> dict:
             "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
             "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
             "need_launch": job.backend == "triton",
-            "init_seed": int(job.init_seed), "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}
+            "init_seed": int(job.init_seed),
+            "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}
 
 
 def _precompile(model, trial: dict, problems: list, D) -> float:  # noqa: N803 - the detectors module

@@ -44,6 +44,14 @@ FAMILIES: dict[str, frozenset[str]] = {
                          "cudnn_convolution", "thnn_conv2d", "add"}),
 }
 PROBE = "mul"  # the op the end-of-run probe uses
+# (module, attribute): what switches a dispatch mode off for a while; wrapped by `install`
+SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_dispatch_stack"),
+            ("torch._C", "_unset_dispatch_mode"), ("torch._C", "_set_dispatch_mode"),
+            ("torch._C", "_dispatch_tls_set_dispatch_key_excluded"), ("torch._C", "_ExcludeDispatchKeyGuard"),
+            ("torch._C", "_ForceDispatchKeyGuard"), ("torch._C", "_push_on_torch_dispatch_stack"),
+            ("torch.utils._python_dispatch", "_disable_current_modes"),
+            ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
+
 # copies that may convert: a conversion between dtypes computes — a float->int copy truncates, an int->int
 # copy sign-extends or wraps, a float->float copy rounds and overflows to inf — nonlinearities from which
 # relu was built with copies and dtype views alone (two red-team passes, 2026-12-03). Conversions belong
@@ -60,13 +68,6 @@ def converts(args, kwargs) -> bool:
         return False
     to = src.dtype if src is not None else kwargs.get("dtype")
     return to is not None and to != dst.dtype
-# (module, attribute): what switches a dispatch mode off for a while; wrapped by `install`
-SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_dispatch_stack"),
-            ("torch._C", "_unset_dispatch_mode"), ("torch._C", "_set_dispatch_mode"),
-            ("torch._C", "_dispatch_tls_set_dispatch_key_excluded"), ("torch._C", "_ExcludeDispatchKeyGuard"),
-            ("torch._C", "_ForceDispatchKeyGuard"), ("torch._C", "_push_on_torch_dispatch_stack"),
-            ("torch.utils._python_dispatch", "_disable_current_modes"),
-            ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
 
 
 def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:

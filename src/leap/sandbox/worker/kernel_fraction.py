@@ -42,6 +42,7 @@ LIBRARY = re.compile(
 COPY = re.compile(r"(direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|[Mm]emcpy|[Mm]emset)")
 CAST = re.compile(r"[Cc]ast")  # a copy that converts dtypes computes (a truncation is a step function)
 COPY_ALLOWANCE = 2.0  # data movement up to this many times the custom kernels' time is neutral
+DTOH = re.compile(r"Memcpy DtoH|Memcpy PtoH|Memcpy DtoA|Memcpy AtoH")  # copies to the host (`host_copy_bytes`)
 # library kernels a task's allowed op (``Task.allowed_ops``) runs as: neutral, the task lets PyTorch do it
 GEMM = r"gemm|gemv|nvjet|xmma|cutlass|cublas|splitKreduce|Kernel2\b"
 ALLOWED_KERNELS = {"matmul": GEMM, "linear": GEMM,
@@ -146,9 +147,6 @@ def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
     except Exception:  # noqa: BLE001 - a torch whose kineto results API differs: unknown, never a failure
         return out, None
     return out, total / iters
-
-
-DTOH = re.compile(r"Memcpy DtoH|Memcpy PtoH|Memcpy DtoA|Memcpy AtoH")
 
 
 def copy_bytes(nbytes: int, metadata_json: str) -> int:

@@ -115,12 +115,7 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
         for i in range(samples):
             if flush is not None:
                 _fill(flush, i & 0x7F)
-            start, end = _Event(enable_timing=True), _Event(enable_timing=True)
-            _record(start)
-            fn(*args)
-            _record(end)
-            _sync()
-            times.append(_elapsed(start, end) * 1000.0)
+            times.append(_event_us(fn, *args))
         stats = summarize(times)
         host = host_b = None
         if host_batch > 0:  # per call: flush, device-wide sync, call, device-wide sync (cold L2, like events)
@@ -128,17 +123,10 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
             for i in range(max(5, host_batch)):
                 if flush is not None:
                     _fill(flush, i & 0x7F)
-                _sync()
-                t0 = _perf()
-                fn(*args)
-                _sync()
-                per_call.append((_perf() - t0) * 1e6)
+                per_call.append(_host_us(fn, *args))
             host = _median(per_call)
-            t0 = _perf()  # back to back: a batch of calls, one device-wide sync at the end
-            for _ in range(host_batch):
-                fn(*args)
-            _sync()
-            host_b = (_perf() - t0) * 1e6 / host_batch
+            # back to back: a batch of calls, one device-wide sync at the end
+            host_b = _host_us(_repeat, host_batch, fn, *args) / host_batch
     del flush
     med = stats["median_us"]
     agree = host_agrees(med, host, host_tolerance, host_slack_us) and \
@@ -162,10 +150,6 @@ def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10
         for r in range(reps):
             _fill(buf, (v + r) & 0x7F)
 
-    def batch_of(work: Callable[..., Any], n: int, *a: Any) -> None:
-        for _ in range(n):
-            work(*a)
-
     with _no_grad():
         probe(1, 1)
         one = max(min(_event_us(probe, 2, 1) for _ in range(3)), 1e-3)
@@ -177,8 +161,8 @@ def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10
             cand.append(_host_us(fn, *args))
         n = max(1, batch)
         for _ in range(3):
-            cand_b.append(_host_us(batch_of, fn, n, *args) / n)
-            probe_b.append(_host_us(batch_of, probe, n, 0, reps) / n)
+            cand_b.append(_host_us(_repeat, n, fn, *args) / n)
+            probe_b.append(_host_us(_repeat, n, probe, 0, reps) / n)
     return {"host_us": _median(cand), "probe_host_us": _median(p_host), "probe_event_us": _median(p_ev),
             "host_batch_us": _median(cand_b), "probe_batch_us": _median(probe_b), "probe_reps": reps}
 
@@ -190,6 +174,12 @@ def _host_us(work: Callable[..., Any], *args: Any) -> float:
     work(*args)
     _sync()
     return (_perf() - t0) * 1e6
+
+
+def _repeat(n: int, work: Callable[..., Any], *args: Any) -> None:
+    """``work(*args)`` ``n`` times back to back."""
+    for _ in range(n):
+        work(*args)
 
 
 def _event_us(work: Callable[..., Any], *args: Any) -> float:
