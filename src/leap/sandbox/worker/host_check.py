@@ -4,9 +4,9 @@ The events see only the measured stream; a device-wide synchronize on the host c
 candidate queued, so host time far above the events means hidden work (side streams). But other load on
 the same GPU (another process's context time-slicing with ours, a busy host) also adds host time on
 every synchronize while the events, recorded when our context runs, do not see it. To tell the two
-apart the child times a *probe* in the same window: plain work on the measured stream as long as the candidate's
-event time, timed the same ways (per call and in a back-to-back batch). Load delays the probe as much as
-the candidate; hidden work delays only the candidate.
+apart the child times a *probe* in the same window: plain work on the measured stream as long as the
+candidate's event time, timed the same ways (per call and in a back-to-back batch). Load delays the probe
+as much as the candidate; hidden work delays only the candidate.
 
 `decide` is pure (numbers in, action out) and never rejects in doubt: the first trip is always re-timed,
 excess that the probe's excess explains is re-timed and finally accepted, and only excess that the
@@ -25,8 +25,8 @@ EXPLAIN_FACTOR = 2.0  # candidate excess up to this many times the probe's exces
 @dataclass(frozen=True)
 class Window:
     """One timing window, microseconds per call. ``probe_*``: the probe timed in the same window, per call
-    and per call of a batch (None: not measured); ``other_gpu_processes``: other processes NVML sees on the device (None: unknown;
-    recorded for the report, the probe decides)."""
+    and per call of a batch (None: not measured); ``other_gpu_processes``: other processes NVML sees on the
+    device (None: unknown; recorded for the report, the probe decides)."""
 
     event_us: float
     host_us: float | None

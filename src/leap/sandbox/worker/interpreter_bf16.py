@@ -7,8 +7,8 @@ returns garbage or NaN and would be judged ``incorrect`` (Triton 3.9; a red-team
 widened to float32, computed, and rounded back to bf16 (round to nearest even), as the GPU computes bf16
 arithmetic; comparisons compare the float32 values. Reductions (``tl.sum``/``min``/``max``) and scans
 (``tl.cumsum``/``cumprod``) of bf16 blocks, ``tl.dot`` of bf16 blocks and casts to and from bf16 (ints,
-bools and float64 included) get the same treatment. Installed by the harness before any candidate code runs, in interpreter
-mode only; the GPU compiler path is untouched.
+bools and float64 included) get the same treatment. Installed by the harness before any candidate code
+runs, in interpreter mode only; the GPU compiler path is untouched.
 """
 
 from __future__ import annotations
