@@ -38,12 +38,17 @@ def test_allowed_ops_library_kernels_match_their_families(dtype):
 
 def test_copies_and_casts_are_named_as_assumed():
     x = torch.randn(1 << 22, device="cuda")
-    out_i = torch.empty(1 << 22, device="cuda", dtype=torch.int32)
-    out_h = torch.empty(1 << 22, device="cuda", dtype=torch.float16)
     same = torch.empty_like(x)
     plain = _names(lambda a: same.copy_(a), x)
-    assert plain and all(COPY.search(n) and not CAST.search(n) for n in plain), plain
-    for dst in (out_i, out_h):
-        conv = _names(lambda a, d=dst: d.copy_(a), x)
-        assert conv and all(CAST.search(n) for n in conv), conv
-
+    m = torch.randn(2048, 2048, device="cuda")
+    dst = torch.empty_like(m)
+    strided = _names(lambda a: dst.copy_(a.t()), m)  # a transpose: a same-dtype copy kernel, not a memcpy
+    for names in (plain, strided):
+        assert names and all(COPY.search(n) and not CAST.search(n) for n in names), names
+    for dtype in (torch.int32, torch.float16, torch.bfloat16):
+        out = torch.empty(1 << 22, device="cuda", dtype=dtype)
+        conv = _names(lambda a, d=out: d.copy_(a), x)
+        assert conv and all(COPY.search(n) and CAST.search(n) for n in conv), (dtype, conv)
+    mi = torch.empty(2048, 2048, device="cuda", dtype=torch.int32)
+    conv_strided = _names(lambda a: mi.copy_(a.t()), m)  # converting and transposing at once
+    assert conv_strided and all(CAST.search(n) for n in conv_strided), conv_strided

@@ -8,7 +8,7 @@ import pytest
 
 from leap.sandbox import SandboxConfig
 from leap.sandbox.judge import verifier as V
-from leap.sandbox.worker.kernel_fraction import copy_bytes
+from leap.sandbox.worker.kernel_fraction import CAST, COPY, host_copy_bytes
 from leap.tasks.suite import get_builtin
 
 TASK = get_builtin("relu_fp32")
@@ -46,7 +46,30 @@ def test_work_outside_the_measured_stream_is_refused_with_the_windows_in_the_det
     assert "flag: host excess" in v.detail and "probe_host_us 60.0" in v.detail and "probe x3" in v.detail
 
 
-def test_copy_bytes_from_the_profiler_or_its_metadata():
-    assert copy_bytes(4096, "") == 4096
-    assert copy_bytes(0, '"device": 0, "bytes": 1048576, "memory bandwidth (GB/s)": 12.5') == 1 << 20
-    assert copy_bytes(0, "") == 0
+def test_host_copy_bytes_sums_the_device_to_host_copies_of_a_trace():
+    events = [{"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "args": {"bytes": 1 << 20}},
+              {"cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "args": {"bytes": 1 << 20}},
+              {"cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "args": {"bytes": 4}},
+              {"cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "args": {"bytes": 512}},
+              {"name": "Memcpy DtoH (Device -> Pageable)", "args": {"bytes": "bad"}}, "not an event"]
+    assert host_copy_bytes(events) == (1 << 20) + 4
+    assert host_copy_bytes([]) == 0
+
+
+# kernel names as PyTorch 2.11 runs them on an H200 (tests/gpu/test_kernel_names_gpu.py checks them live)
+PLAIN = ["Memcpy DtoD (Device -> Device)",
+         "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
+         "direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda(float)#1}>"]
+CASTS = ["void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+         "::{lambda(int)#1}, std::array<char*, 2ul>, 4, at::native::memory::LoadWithCast<1>, "
+         "at::native::memory::StoreWithCast<1> >",
+         "void at::native::vectorized_elementwise_kernel<8, at::native::float16_copy_kernel_cuda("
+         "at::TensorIteratorBase&)::{lambda(float)#1}, std::array<char*, 2ul> >",
+         "void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda(at::Tensor",
+         "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::direct_copy_kernel"]
+
+
+@pytest.mark.parametrize("name", PLAIN + CASTS)
+def test_a_copy_is_data_movement_unless_it_converts_dtypes(name):
+    assert COPY.search(name)
+    assert bool(CAST.search(name)) == (name in CASTS)

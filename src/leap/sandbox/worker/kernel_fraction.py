@@ -20,7 +20,10 @@ gate's C++ patterns are best effort); the verifier rejects more than ``SandboxCo
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -40,7 +43,11 @@ LIBRARY = re.compile(
 )
 
 COPY = re.compile(r"(direct_copy_kernel|copy_kernel|FillFunctor|fill_kernel|[Mm]emcpy|[Mm]emset)")
-CAST = re.compile(r"[Cc]ast")  # a copy that converts dtypes computes (a truncation is a step function)
+# A copy that converts dtypes computes (a truncation is a step function). PyTorch names it by its converting
+# loader/storer (contiguous), by the casting `gpu_kernel_impl` path (strided; a same-dtype copy runs
+# `gpu_kernel_impl_nocast`), or by the dedicated float16/bfloat16/float8 copy kernels; checked on the GPU
+# (`tests/gpu/test_kernel_names_gpu.py`).
+CAST = re.compile(r"WithCast|gpu_kernel_impl<|(?:b?float16|float8)\w*_copy_kernel")
 COPY_ALLOWANCE = 2.0  # data movement up to this many times the custom kernels' time is neutral
 DTOH = re.compile(r"Memcpy DtoH|Memcpy PtoH|Memcpy DtoA|Memcpy AtoH")  # copies to the host (`host_copy_bytes`)
 # library kernels a task's allowed op (``Task.allowed_ops``) runs as: neutral, the task lets PyTorch do it
@@ -141,20 +148,26 @@ def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
     for ev in prof.events():
         if getattr(ev, "device_type", None) == DeviceType.CUDA:
             out.append((ev.name, float(ev.time_range.elapsed_us())))
-    try:
-        total = sum(copy_bytes(ev.nbytes(), ev.metadata_json())
-                    for ev in prof.profiler.kineto_results.events() if DTOH.search(ev.name()))
-    except Exception:  # noqa: BLE001 - a torch whose kineto results API differs: unknown, never a failure
+    try:  # the copies' sizes are only in the exported trace (the events' own ``nbytes`` read 0 on torch 2.11)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "trace.json")
+            prof.export_chrome_trace(path)
+            with open(path) as f:
+                events = json.load(f).get("traceEvents", [])
+    except Exception:  # noqa: BLE001 - no trace could be written or read: unknown, never a failure
         return out, None
-    return out, total / iters
+    return out, host_copy_bytes(events) / iters
 
 
-def copy_bytes(nbytes: int, metadata_json: str) -> int:
-    """A copy activity's size: the profiler's ``nbytes``, else its metadata's ``"bytes"`` (pure)."""
-    if nbytes and nbytes > 0:
-        return int(nbytes)
-    m = re.search(r'"bytes"\s*:\s*(\d+)', metadata_json or "")
-    return int(m.group(1)) if m else 0
+def host_copy_bytes(trace_events: Iterable[Any]) -> int:
+    """Bytes of the device-to-host copies in a Chrome trace's ``traceEvents`` (their ``args.bytes``; pure)."""
+    total = 0
+    for ev in trace_events:
+        if isinstance(ev, dict) and DTOH.search(str(ev.get("name", ""))):
+            args = ev.get("args")
+            n = args.get("bytes", 0) if isinstance(args, dict) else 0
+            total += int(n) if isinstance(n, (int, float)) and n > 0 else 0
+    return total
 
 
 def custom_kernel_fraction(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
