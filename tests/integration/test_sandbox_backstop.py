@@ -4,6 +4,8 @@ check off."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sandbox_cases import kernels as K
 
@@ -26,6 +28,15 @@ CONVERSIONS = {
                          ).replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
     for name, dt, src in [("float_to_int", "torch.int32", "x"), ("float_to_float", "torch.float64", "x"),
                           ("int_to_int", "torch.int64", "x.view(torch.int32)")]}
+# the judge's trial input files are read and unlinked before the candidate is imported: its __init__ finds
+# the input folder (its working directory's "in") without a file in it
+TRIAL_FILES_AT_INIT = K.RELU.replace("        super().__init__()\n", """        super().__init__()
+        import os
+        left = os.listdir("in")
+        if left:
+            raise RuntimeError("trial input files readable at init: " + ", ".join(sorted(left)))
+""")
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 SAME_DTYPE_COPY = K.RELU.replace(
     "y = torch.empty_like(x)", "w = torch.empty(x.shape, dtype=x.dtype)\n        w.copy_(x)\n        y = torch.empty_like(w)")
 POPS_THE_MODE = K.RELU.replace(
@@ -119,6 +130,19 @@ def test_pytorch_compute_in_forward_is_rejected_at_run_time(sb, relu, name):
 def test_copies_that_convert_dtypes_are_compute(sb, relu, name):
     v = sb.verify(relu, CONVERSIONS[name])
     assert v.status == "rejected" and "a dtype conversion" in v.detail, (v.status, v.detail)
+
+
+def test_the_trial_input_files_are_gone_before_the_candidate_runs(sb, relu):
+    v = sb.verify(relu, TRIAL_FILES_AT_INIT)
+    assert v.status == "ok", (v.status, v.feedback, v.detail)
+
+
+def test_bit_views_and_integer_gemms_of_an_allowed_op_are_compute(sb):
+    """relu from a bf16->int16 view, an int32 mm's wraparound and int16 addmm/bmm (the task allows F.linear)."""
+    src = (CORPUS / "hacks" / "allowed_linear_bitview_int_gemm.py").read_text()
+    v = sb.verify(get_builtin("gemm_relu_bf16"), src)
+    assert v.status == "rejected", (v.status, v.feedback, v.detail)
+    assert "view (to another dtype)" in v.detail and "(on integer tensors)" in v.detail, v.detail
 
 
 def test_a_copy_within_a_dtype_moves_data(sb, relu):

@@ -371,12 +371,14 @@ def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArg
         return K.DATA
     if attr in T.TENSOR_SCALAR_METHODS:
         return K.tainted(K.SEQ if attr in ("size", "stride") and not e.args else SCALAR, [kb, *args.kinds()])
+    if attr == "view" and _dtype_arg(dp, e, args):
+        dp.compute(e, "view", "a view as another dtype (its bits read as another type)" + _CONVERT)
+        return out
     if attr in T.TENSOR_VIEW_METHODS:
         _size_args(dp, e, attr, args)
         return out
     if attr == "to":
-        if "dtype" in args.kw or any(k.tag is Tag.TENSOR or "dtype" in k.flavours for k in args.kinds()) or any(
-                _is_dtype(dp, a) for a in e.args):
+        if "dtype" in args.kw or any(k.tag is Tag.TENSOR for k in args.kinds()) or _dtype_arg(dp, e, args):
             dp.compute(e, "to", "dtype conversion with .to()" + _CONVERT)
         return out
     if attr in T.TENSOR_CASTS:
@@ -386,6 +388,12 @@ def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArg
         return out
     dp.compute(e, attr, f"{'method .' + attr + '() of tensor data' if kb.has_data else 'tensor method .' + attr + '()'}")
     return out
+
+
+def _dtype_arg(dp: Analysis, e: ast.Call, args: CallArgs) -> bool:
+    """A positional argument that is (or may be) a dtype, or a ``dtype=`` keyword."""
+    return ("dtype" in args.kw or any("dtype" in k.flavours for k in args.kinds())
+            or any(_is_dtype(dp, a) for a in e.args))
 
 
 def _size_args(dp: Analysis, e: ast.AST, attr: str, args: CallArgs) -> None:

@@ -194,11 +194,53 @@ def _model_problems(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> list[
     inside = set()
     if own_model is not None:
         inside = {id(n) for n in ast.walk(own_model)}
+        out += _reference_body_problems(own_model)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == "Model" and id(node) not in inside:
             out.append(Finding("uses_model", node.lineno, node.col_offset, "the candidate refers to the reference Model"))
             break
     return out
+
+
+def _reference_body_problems(model: ast.ClassDef) -> list[Finding]:
+    """The pasted reference ``Model`` is skipped by the data-path analysis, but its class statement runs at
+    import: it may hold only method definitions (plain, staticmethod, classmethod or property; literal
+    defaults), a docstring, ``pass`` and constants, and name its bases plainly."""
+    bad: list[ast.AST] = [*model.decorator_list, *model.keywords]
+    bad += [b for b in model.bases if not isinstance(b, ast.Name | ast.Attribute)]
+    for stmt in model.body:
+        if isinstance(stmt, ast.FunctionDef):
+            bad += [d for d in stmt.decorator_list
+                    if not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod", "property"))]
+            bad += [d for d in [*stmt.args.defaults, *stmt.args.kw_defaults] if d is not None and not _literal(d)]
+            bad += [a.annotation for a in [*stmt.args.args, *stmt.args.kwonlyargs, *stmt.args.posonlyargs]
+                    if a.annotation is not None and not _plain_annotation(a.annotation)]
+            if stmt.returns is not None and not _plain_annotation(stmt.returns):
+                bad.append(stmt.returns)
+        elif isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign):
+            value = stmt.value
+            if (value is not None and not _literal(value)
+                    or isinstance(stmt, ast.AnnAssign) and not _plain_annotation(stmt.annotation)):
+                bad.append(stmt)
+        elif not isinstance(stmt, ast.Pass):
+            bad.append(stmt)
+    return [Finding("reference_class_body", n.lineno, n.col_offset,
+                    "the reference class Model may hold only method definitions and constants: its class "
+                    "statement runs at import, unanalysed") for n in bad[:1]]
+
+
+def _literal(node: ast.AST) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _plain_annotation(node: ast.AST) -> bool:
+    """A type annotation made of names, attributes, subscripts and constants (no calls)."""
+    return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
+                          | ast.BitOr | ast.Load | ast.List | ast.expr_context) for n in ast.walk(node))
 
 
 def _base_name(node: ast.expr) -> str:

@@ -35,7 +35,8 @@ FORBIDDEN_PREFIXES = (
     "torch.load", "torch.save", "torch.from_file", "torch.storage",
     "numpy.load", "numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.fromfile", "numpy.loadtxt",
     "numpy.savetxt", "numpy.genfromtxt", "numpy.memmap", "numpy.ctypeslib", "numpy.lib", "numpy.random",
-    "numpy.DataSource", "numpy.testing",
+    "numpy.DataSource", "numpy.testing", "numpy.fromregex", "numpy.rec", "numpy.core", "numpy._core",
+    "numpy.ma.mrecords", "numpy.recfromtxt", "numpy.recfromcsv",
     "cupy.load", "cupy.save", "cupy.savez", "cupy.fromfile", "cupy.random", "cupy.testing",
     "cupy.cuda.Stream", "cupy.cuda.stream", "cupy.cuda.runtime", "cupy.cuda.driver", "cupy.cuda.graph",
     "cupy.cuda.set_allocator", "cupy.cuda.set_pinned_memory_allocator", "cupy.cuda.MemoryPool",
@@ -99,7 +100,16 @@ IO_ALLOWED = frozenset({"save_for_backward", "save_for_forward", "saved_tensors"
 FORBIDDEN_METHODS = frozenset({"as_subclass", "_make_subclass", "_make_wrapper_subclass", "record_stream",
                                "wait_stream", "set_", "untyped_storage", "storage",
                                "_typed_storage", "share_memory_", "register_forward_hook",
-                               "register_forward_pre_hook", "register_full_backward_hook"})
+                               "register_forward_pre_hook", "register_full_backward_hook",
+                               "register_full_backward_pre_hook", "register_backward_hook",
+                               # global module hooks and Triton's launch hooks run code at every call
+                               "register_module_forward_hook", "register_module_forward_pre_hook",
+                               "register_module_full_backward_hook", "register_module_full_backward_pre_hook",
+                               "register_module_backward_hook", "register_module_buffer_registration_hook",
+                               "register_module_module_registration_hook",
+                               "register_module_parameter_registration_hook", "add_pre_run_hook",
+                               "register_state_dict_pre_hook", "register_load_state_dict_post_hook",
+                               "_call_impl", "_wrapped_call_impl"})
 
 TORCH_DTYPES = frozenset({
     "float32", "float", "float16", "half", "bfloat16", "float64", "double", "int8", "int16", "short",

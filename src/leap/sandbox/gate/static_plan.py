@@ -8,17 +8,23 @@ Also `Book`, the per-pass record of joined kinds.
 from __future__ import annotations
 
 import ast
+import sys
 
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
 from leap.sandbox.gate.static_scopes import foreign_attr_stores
 
 ENTRY_METHODS = ("forward", "__call__", "backward")
-# Methods of a torch.autograd.Function that take its ctx first; all but forward run only for gradients,
-# which the sandbox never computes (forward runs under no_grad): they are off the data path (init code:
-# the safety rules hold there, PyTorch compute does not count).
+# Methods of a torch.autograd.Function that take its ctx first. backward, jvp and vjp run only for
+# gradients, which the sandbox never computes (forward runs under no_grad): they are off the data path
+# (init code: the safety rules hold there, PyTorch compute does not count). ``apply`` calls setup_context
+# after forward on every call, gradients or not: it is on the path.
 AUTOGRAD_CTX_METHODS = ("forward", "backward", "setup_context", "jvp", "vjp")
-AUTOGRAD_OFF_PATH = ("backward", "setup_context", "jvp", "vjp")
+AUTOGRAD_OFF_PATH = ("backward", "jvp", "vjp")
+# Library methods a candidate may override that the library calls only while the object is built.
+INIT_ONLY_OVERRIDES = ("reset_parameters", "_reset_parameters")
+# Calls that run a function argument at once (``module.apply(init_fn)``): the argument stays init code.
+IMMEDIATE_CALLERS = ("apply",)
 EXCLUDED_FUNCS = ("get_inputs", "get_init_inputs", "get_small_inputs")
 Key = tuple[str | None, str]
 
@@ -80,6 +86,8 @@ class Plan:
             for b in bs:
                 self._family[self.family(b)] = self.family(c)
         self.method_names = {k[1] for k in self.functions if k[0] is not None}
+        self.library_named = {k for k in self.functions if k[0] is not None and self._library_method(*k)}
+        self.generators = {k for k, fn in self.functions.items() if _is_generator(fn)}
         self.rebinds_name = any(isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, ast.Store)
                                 for n in ast.walk(ix.tree))  # then `if __name__ == "__main__":` may run
         self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
@@ -162,23 +170,39 @@ class Plan:
     # --- reachability ----------------------------------------------------------------------------
     def _path(self) -> set[Key]:
         roots = {k for k in self.functions if k[0] is not None and k[0] not in self.model_like
-                 and (k[1] in ENTRY_METHODS or _implicit(k[1]))
+                 and (k[1] in ENTRY_METHODS or _implicit(k[1]) or k in self.library_named)
                  and not self.off_path(k)}
+        roots |= self.generators  # a generator's body runs when it is advanced, wherever it was built
         skip = self.skipped_nodes()
         for node in ast.walk(self.ix.tree):
-            if not isinstance(node, ast.Call):
-                roots |= self._value_refs(node)
-            if (isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in skip
+            if id(node) in skip:
+                continue
+            roots |= self._value_refs(node)  # named as a value (stored, passed): may be called from forward
+            if (isinstance(node, ast.Lambda | ast.GeneratorExp | ast.FunctionDef | ast.AsyncFunctionDef)
                     and self._nested(node)):
-                roots |= self._refs(node)  # a lambda or nested function may be called from forward
+                roots |= self._refs(node)  # a lambda, generator expression or nested function may run in forward
         return self._closure({k for k in roots if not (k[0] is None and k[1] in EXCLUDED_FUNCS)})
 
     def off_path(self, key: Key) -> bool:
         """An autograd Function's backward (jvp, vjp, setup_context): never run by the sandbox."""
         return key[0] in self.autograd and key[1] in AUTOGRAD_OFF_PATH
 
+    def _library_method(self, cls: str, name: str) -> bool:
+        """A method the class's library base defines (``nn.Module._call_impl``, ``Enum._missing_``): the
+        library may call it implicitly, by name. A library base that cannot be looked up: any method."""
+        if name == "__init__" or name in INIT_ONLY_OVERRIDES:
+            return False
+        for c in self.mro(cls):
+            for q in self.ix.class_bases(self.ix.classes[c]):
+                if not q or q in self.ix.classes or q in ("object", "builtins.object"):
+                    continue
+                base = _lookup(q)
+                if base is None or hasattr(base, name):
+                    return True
+        return False
+
     def _nested(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Lambda):
+        if isinstance(node, ast.Lambda | ast.GeneratorExp):
             return True
         return not any(node is f for f in self.functions.values()) and id(node) not in self.kernel_ids
 
@@ -226,9 +250,15 @@ class Plan:
         return out
 
     def _value_refs(self, node: ast.AST) -> set[Key]:
-        """Functions named as a value by one of ``node``'s direct children (not called)."""
+        """Functions named as a value by one of ``node``'s direct children (stored, passed as an argument;
+        not the called function itself, nor the argument of a call that runs it at once)."""
         out: set[Key] = set()
-        for child in ast.iter_child_nodes(node):
+        children = list(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in IMMEDIATE_CALLERS:
+                return out
+            children = [c for c in children if c is not node.func]
+        for child in children:
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and (None, child.id) in self.functions:
                 out.add((None, child.id))
             elif isinstance(child, ast.Attribute) and child.attr in self.method_names and child.attr != "__init__":
@@ -315,6 +345,34 @@ def _record_class(node: ast.ClassDef, ix: ModuleIndex) -> bool:
 def _fields(node: ast.ClassDef) -> list[str]:
     return [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
             and "ClassVar" not in ast.dump(s.annotation)]
+
+
+def _is_generator(fn: ast.FunctionDef) -> bool:
+    """``fn`` itself yields (not a function or lambda nested in it)."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _lookup(qualname: str):
+    """The object a library qualified name denotes, from modules the judge has already imported (None if not)."""
+    parts = qualname.split(".")
+    for i in range(len(parts), 0, -1):
+        mod = sys.modules.get(".".join(parts[:i]))
+        if mod is None:
+            continue
+        obj = mod
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, None)
+            if obj is None:
+                return None
+        return obj
+    return None
 
 
 def _implicit(name: str) -> bool:

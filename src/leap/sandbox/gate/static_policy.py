@@ -42,6 +42,8 @@ def forbidden_qualname(q: str) -> str | None:
         if q == p or q.startswith(p + "."):
             return f"{q} is not allowed"
     parts = q.split(".")
+    if parts[-1] in T.FORBIDDEN_METHODS:  # a hook registrar or storage accessor, however it is imported
+        return f"{q} is not allowed"
     if any(p.startswith("_") and not (p in T.ALLOWED_DUNDER_ATTRS or p == "__future__") for p in parts[1:]):
         return f"private name {q}"
     again = T.reentry(q)

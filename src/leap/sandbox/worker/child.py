@@ -50,6 +50,8 @@ _full = torch.full
 _empty = torch.empty
 _sync = torch.cuda.synchronize
 _equal = torch.equal
+_to = torch.Tensor.to
+_unlink = os.unlink
 _empty_cache = torch.cuda.empty_cache
 _mem_get_info = torch.cuda.mem_get_info
 _Tensor = torch.Tensor
@@ -185,6 +187,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                         "error": _describe(exc, traceback.format_exc())}
         return {"ok": True, "stage": "compile", "builds": builds, "isolation": iso,
                 "stages": {"compile": _perf() - t0}}
+    held = _hold_inputs(job)  # read and unlinked before the candidate runs: nothing of them left on disk
     guard = None
     if settings["guard"]:  # the run-time compute backstop, pushed before any candidate code runs
         guard = _guard.install(settings["allowed_ops"], settings["nonce"])
@@ -199,7 +202,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     cls = getattr(module, "ModelNew", None)
     if cls is None:
         raise CandidateError("load", NameError("the solution does not define ModelNew"), "")
-    init_inputs = _load(job.init_file, weights_only=True) if job.init_file else []
+    init_inputs = _fresh(held.get(job.init_file, []), "cpu")
     if device == "cuda":  # the CUDA context, measured on its own (a fixed cost of every GPU child)
         t0 = _perf()
         _empty((1,), device="cuda")
@@ -219,7 +222,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     local = settings["local"]
     problems: list[str] = []
     if device == "cuda" and job.backend == "triton" and job.compile_pass and job.trials:
-        stages["compile"] = _precompile(model, job.trials[0], problems, D)
+        stages["compile"] = _precompile(model, _trial_inputs(job.trials[0], "cuda", held), problems, D)
         t0 = _perf()
     if device == "cuda":  # trial runs share the GPU with other candidates' checks, never with timing
         _gpu_lock(conn, "shared")
@@ -232,7 +235,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         first = None
         for r in range(runs):
             tick = _perf()
-            inputs = _trial_inputs(trial, device)
+            inputs = _trial_inputs(trial, device, held)
             if rot is not None:  # same buffers every trial: pointer/shape caches go stale
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
@@ -292,7 +295,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
               "builds": builds}
     timing = settings["timing"]
     if timing and device == "cuda":
-        result["timing"] = _time(model, job, conn, timing, stages)
+        result["timing"] = _time(model, _trial_inputs(job.trials[0], "cuda", held), conn, timing, stages)
         late = integrity() if integrity is not None else []
         if _getppid() != parent:
             late.append("the worker's forkserver was killed during timing")
@@ -320,12 +323,12 @@ def _settings(job: Job) -> dict:
             "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}
 
 
-def _precompile(model, trial: dict, problems: list, D) -> float:  # noqa: N803 - the detectors module
+def _precompile(model, inputs: list, problems: list, D) -> float:  # noqa: N803 - the detectors module
     """Compile the Triton kernels before taking the GPU lock (`compile_pass`); a thread or process the
     candidate leaves running after it is flagged like one left after a trial."""
     t0 = _perf()
     threads = D.python_threads() if D is not None else set()
-    _compile_kernels(model, _trial_inputs(trial, "cuda"))
+    _compile_kernels(model, inputs)
     if D is not None:
         problems += D.leftovers(threads, "the compile pass")
     return _perf() - t0
@@ -343,8 +346,7 @@ def _gpu_unlock(conn) -> None:
     conn.send_bytes(_dumps({"type": "unlock"}).encode())
 
 
-def _time(model, job: Job, conn, timing: dict, stages: dict) -> dict:
-    inputs = _trial_inputs(job.trials[0], "cuda")
+def _time(model, inputs: list, conn, timing: dict, stages: dict) -> dict:
     _gpu_lock(conn, "exclusive")
     t0 = _perf()
     try:
@@ -356,11 +358,36 @@ def _time(model, job: Job, conn, timing: dict, stages: dict) -> dict:
     return res
 
 
-def _trial_inputs(trial, device: str) -> list:  # a `TrialInput`
-    """One trial's inputs: CUDA IPC records (cloned into our own tensors) and inline scalars, or a file."""
+def _hold_inputs(job: Job) -> dict:
+    """The init file's and every trial file's contents (CPU, memory-mapped), by path, read before the candidate
+    is imported; then the files are unlinked, so candidate code finds no trial input on disk to answer from
+    (the mappings keep the data). A file that cannot be unlinked is the harness's error."""
+    held: dict = {}
+    if job.type != "check":
+        return held
+    paths = [job.init_file] if job.init_file else []
+    paths += [t.inputs for t in job.trials if t.inputs]
+    for path in paths:
+        held[path] = _load(path, weights_only=True, map_location="cpu", mmap=True)
+        _unlink(path)
+    return held
+
+
+def _fresh(obj, device: str):
+    """A copy of held inputs on ``device`` (tensors copied, containers rebuilt): every run gets its own."""
+    if isinstance(obj, _Tensor):
+        return _to(obj, device, copy=True)
+    if isinstance(obj, list | tuple):
+        return type(obj)(_fresh(o, device) for o in obj)
+    return obj
+
+
+def _trial_inputs(trial, device: str, held: dict) -> list:  # a `TrialInput`
+    """One trial's inputs: CUDA IPC records (cloned into our own tensors) and inline scalars, or a copy of
+    what `_hold_inputs` read from its file."""
     items = trial.ipc_items()
     if items is None:
-        return _load(trial.inputs, weights_only=True, map_location=device, mmap=True)
+        return _fresh(held[trial.inputs], device)
     return [_ipc_receive(it["t"], device) if "t" in it else it.get("v") for it in items]
 
 

@@ -59,6 +59,11 @@ SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_disp
 CONVERTING = frozenset({"copy_", "copy", "_to_copy"})
 
 
+# the task-allowed ops (`FAMILIES`): on integer tensors a GEMM wraps around, a nonlinearity (a red-team
+# pass built relu from a bf16->int16 view, int32 mm and int16 addmm/bmm): allowed on floating point only
+FAMILY_OPS = frozenset().union(*FAMILIES.values()) - ALLOWED
+
+
 def converts(args, kwargs) -> bool:
     """A copy op (`CONVERTING`) whose source and result differ in dtype."""
     kwargs = kwargs or {}
@@ -68,6 +73,17 @@ def converts(args, kwargs) -> bool:
         return False
     to = src.dtype if src is not None else kwargs.get("dtype")
     return to is not None and to != dst.dtype
+
+
+def reinterprets(args) -> bool:
+    """``view(dtype)`` to another dtype: the bits read as another type (a step function of the value)."""
+    return (len(args) > 1 and isinstance(args[0], torch.Tensor) and isinstance(args[1], torch.dtype)
+            and args[1] != args[0].dtype)
+
+
+def integer_family_op(args) -> bool:
+    """An allowed op (`FAMILY_OPS`) given a tensor that is not floating point."""
+    return any(isinstance(a, torch.Tensor) and not (a.is_floating_point() or a.is_complex()) for a in args)
 
 
 def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
@@ -123,6 +139,12 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
                 seen[name] = seen.get(name, 0) + 1
             elif name in CONVERTING and converts(args, kwargs):
                 key = f"{name} (a dtype conversion)"
+                seen[key] = seen.get(key, 0) + 1
+            elif name == "view" and reinterprets(args):
+                key = "view (to another dtype)"
+                seen[key] = seen.get(key, 0) + 1
+            elif name in FAMILY_OPS and integer_family_op(args):
+                key = f"{name} (on integer tensors)"
                 seen[key] = seen.get(key, 0) + 1
         elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
                 and float(args[1].item()) == float(nonce):
