@@ -91,3 +91,34 @@ def test_dot_casts_and_scans_of_bf16_blocks_in_the_interpreter():
         y = torch.empty_like(x)
         k[(1,)](x, b, y, OP=op, N=16)
         assert torch.allclose(y.float(), w, rtol=3e-2, atol=3e-2), (op, y, w)
+
+
+def test_float32_to_bf16_rounds_to_nearest_even_as_on_a_gpu():
+    """The interpreter truncated fp32 -> bf16 (``.to``, an implicit store): correct kernels that round several
+    times came out `incorrect` (a fourth pass, 2026-12-03). An explicit round-toward-zero still truncates."""
+    import os
+
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        pytest.skip("needs TRITON_INTERPRET=1 (the CPU interpreter; CI sets it)")
+    import triton
+    import triton.language as tl
+
+    install()
+
+    @triton.jit
+    def k(x_ptr, cast_ptr, store_ptr, rtz_ptr, n, B: tl.constexpr):
+        i = tl.program_id(0) * B + tl.arange(0, B)
+        m = i < n
+        v = tl.load(x_ptr + i, mask=m) * 1.0009765625  # an fp32 value with bits below bf16's mantissa
+        tl.store(cast_ptr + i, v.to(tl.bfloat16), mask=m)
+        tl.store(store_ptr + i, v, mask=m)  # converted by the store
+        tl.store(rtz_ptr + i, v.to(tl.bfloat16, fp_downcast_rounding="rtz"), mask=m)
+
+    x = torch.randn(4096, generator=torch.Generator().manual_seed(1))
+    outs = [torch.empty(4096, dtype=torch.bfloat16) for _ in range(3)]
+    k[(4,)](x, *outs, 4096, B=1024)
+    v = x * 1.0009765625
+    want = v.bfloat16()
+    assert torch.equal(outs[0], want) and torch.equal(outs[1], want)
+    truncated = torch.from_numpy((v.numpy().view(np.uint32) >> 16).astype(np.uint16).view(np.int16)).view(torch.bfloat16)
+    assert torch.equal(outs[2], truncated) and not torch.equal(truncated, want)

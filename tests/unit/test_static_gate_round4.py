@@ -110,3 +110,39 @@ def test_file_readers_and_hook_registrars_are_refused_however_imported(name):
     }[name]
     g = assert_rejected(triton_src(LAUNCH + "return out", extra=extra, init=f"self.v = {call}"))
     assert "is not allowed" in g.detail
+
+
+# false rejections from ~40 legitimate styles of the same pass: size arithmetic through library callbacks,
+# getattr with a default, class attributes through type(self)
+SIZE_IDIOMS = {
+    "reduce_operator_mul": ("import functools\nimport operator\n",
+                            "rows = functools.reduce(operator.mul, x.shape[:-1], 1)\nassert rows * x.shape[-1] == n"),
+    "reduce_lambda": ("from functools import reduce\n", "rows = reduce(lambda a, b: a * b, x.shape[:-1], 1)\nassert rows > 0"),
+    "map_int_over_shape": ("", "dims = list(map(int, x.shape))\nassert dims[0] >= 1"),
+    "sorted_key_lambda": ("", "b = sorted((64, 128, 256), key=lambda v: abs(v - n))[0]\nassert b > 0"),
+    "max_key_lambda": ("", "b = max((64, 128), key=lambda v: -v)\nassert b == 64"),
+    "getattr_with_default": ("", "b = getattr(self, 'block', 256)\nassert b > 0"),
+    "type_of_self_class_attribute": ("", "b = type(self).TILE\nassert b > 0"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_IDIOMS))
+def test_size_idioms_of_host_code_pass(name):
+    extra, fwd = SIZE_IDIOMS[name]
+    src = triton_src(LAUNCH + fwd + "\nreturn out", extra=extra, init="self.block = 256")
+    assert_ok(src.replace("class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    TILE = 128\n\n"))
+
+
+SAME_SHAPES_ON_TENSORS = {
+    "reduce_over_tensors": ("import functools\nimport operator\n", "return functools.reduce(operator.add, [x, x])"),
+    "key_lambda_reads_data": ("", "b = sorted((1, 2), key=lambda v: float(x.sum()))\nreturn out"),
+    "map_over_a_tensor": ("", "return list(map(float, x))"),
+    "bound_tensor_method": ("", "f = x.clamp\nreturn f(min=0)"),
+    "bound_method_through_getattr_default": ("", "return getattr(x, 'clamp', None)(min=0)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_SHAPES_ON_TENSORS))
+def test_the_same_shapes_on_tensors_are_still_refused(name):
+    extra, fwd = SAME_SHAPES_ON_TENSORS[name]
+    assert_rejected(triton_src(LAUNCH + fwd, extra=extra), "torch_compute")

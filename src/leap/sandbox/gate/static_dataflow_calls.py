@@ -20,7 +20,7 @@ from leap.sandbox.gate.static_callargs import CallArgs, bind, expand
 from leap.sandbox.gate.static_dataflow_lib import builtin, escape, library_call
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import JIT_DECORATORS
-from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, SEQ, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 from leap.sandbox.gate.static_launch import check_launch
 
 _STORING = ("append", "extend", "insert", "add", "update", "setdefault")
@@ -35,8 +35,19 @@ LAYER_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", 
                                 "eval", "requires_grad_"})
 
 
+# Library and builtin calls that call a function argument on the items of their other arguments: over sizes
+# and constants (``reduce(operator.mul, x.shape, 1)``, ``sorted(blocks, key=lambda b: -b)``,
+# ``map(int, x.shape)``) the function sees numbers and gives numbers.
+ITEM_CALLERS = frozenset({"functools.reduce", "itertools.accumulate", "sorted", "min", "max", "map", "filter"})
+# builtins that, called on numbers, give numbers (as the function argument of an `ITEM_CALLERS` call)
+NUMBER_BUILTINS = frozenset({"int", "float", "abs", "round", "bool", "str", "len", "min", "max"})
+
+
 def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     f = e.func
+    items = _item_caller(dp, e, env, stmt)
+    if items is not None:
+        return items
     args = expand(e.args, e.keywords, lambda a: dp._kind(a, env, stmt))
     if isinstance(f, ast.Attribute) and _is_super(f.value):
         return super_call(dp, e, f.attr, args, env)
@@ -61,6 +72,40 @@ def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
             return qualified(dp, e, q, args, env)
         return method(dp, e, dp._kind(f.value, env, stmt), f.attr, args, env)
     return call_value(dp, e, dp._kind(f, env, stmt), args, env)
+
+
+def _item_caller(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind | None:
+    """An `ITEM_CALLERS` call whose function argument (a lambda, an ``operator`` function or a number builtin)
+    gets only numbers from the other arguments: the lambda is analysed with number parameters and the call
+    gives a number (``SEQ`` for sorted/map/filter/accumulate). None: not such a call, the usual rules."""
+    f = e.func
+    name = dp.ix.qualname(f) or (f.id if isinstance(f, ast.Name) and f.id not in env
+                                 and f.id not in dp.ix.defined_names else None)
+    if name not in ITEM_CALLERS or any(isinstance(a, ast.Starred) for a in e.args) or any(
+            k.arg is None for k in e.keywords):
+        return None
+    fn_nodes = [k.value for k in e.keywords if k.arg == "key"] if name in ("sorted", "min", "max") else e.args[:1]
+    if not fn_nodes or not all(_number_function(dp, n, env) for n in fn_nodes):
+        return None
+    others = [a for a in [*e.args, *(k.value for k in e.keywords)] if not any(a is n for n in fn_nodes)]
+    kinds = [dp._kind(a, env, stmt) for a in others]
+    if any(k.maybe_tensor or k.has_data for k in kinds):
+        return None
+    for n in fn_nodes:
+        if isinstance(n, ast.Lambda):
+            dp.callable_kind(n, env, params=SCALAR)
+    one = name in ("functools.reduce", "min", "max")
+    return K.tainted(SCALAR if one else SEQ, kinds)
+
+
+def _number_function(dp: Analysis, node: ast.expr, env: dict[str, Kind]) -> bool:
+    if isinstance(node, ast.Lambda):
+        return True
+    if isinstance(node, ast.Name) and node.id in NUMBER_BUILTINS:
+        return node.id not in env and node.id not in dp.ix.defined_names
+    q = dp.ix.qualname(node)
+    return q is not None and q.startswith("operator.") and q.count(".") == 1 and not q.endswith(
+        ("getitem", "setitem", "delitem", "attrgetter", "itemgetter", "methodcaller", "call"))
 
 
 def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind:
@@ -105,7 +150,9 @@ def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind
         fields.update({n: k for n, k in args.kw.items() if n in names})
         extra = K.join(k for k in (args.star, args.kwstar) if k is not None)
         return K.record((n, merge(fields.get(n, UNSET), extra)) for n in names)
-    if args.tensor:
+    if fk.maybe_tensor and not args.tensor:  # f = x.clamp; f(min=0): a tensor's method, bound to it
+        dp.unknown(e, "calling a value that may be a tensor or a tensor's bound method")
+    elif args.tensor:
         dp.unknown(e, "calling it with tensor arguments")
     escape(dp, args)
     return K.tainted(UNKNOWN, args.kinds())
@@ -309,6 +356,8 @@ def dunder_builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs, env) ->
     what it returns (a tensor's data, say) is what the builtin gives."""
     if not args.pos or args.pos[0].tag is not Tag.USERMOD:
         return None
+    if name == "type" and len(args.pos) == 1 and not e.keywords:  # type(self): the candidate's class
+        return Kind(Tag.CLASS, args.pos[0].arg)
     names = {"len": ("__len__",), "str": ("__str__", "__repr__"), "repr": ("__repr__",),
              "format": ("__format__", "__str__", "__repr__")}.get(name, ())
     keys = [k for n in names for k in dp.plan.resolve(args.pos[0].arg, n)]

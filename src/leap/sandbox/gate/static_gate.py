@@ -165,14 +165,19 @@ def _fail(source: str, findings: list[Finding], status: str = "rejected", rules:
 
 
 class _ConstGetattr(ast.NodeTransformer):
-    """Rewrite ``getattr(obj, "name")`` as ``obj.name`` so one set of rules sees both spellings."""
+    """Rewrite ``getattr(obj, "name")`` as ``obj.name`` so one set of rules sees both spellings; with a
+    constant default, ``getattr(obj, "name", 4)`` as ``obj.name or 4`` (either value)."""
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) == 2
+        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3)
                 and not node.keywords and isinstance(node.args[1], ast.Constant)
-                and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier()):
-            return ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node)
+                and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier()
+                and (len(node.args) == 2 or isinstance(node.args[2], ast.Constant))):
+            attr = ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node)
+            if len(node.args) == 2:
+                return attr
+            return ast.copy_location(ast.BoolOp(ast.Or(), [attr, node.args[2]]), node)
         return node
 
 

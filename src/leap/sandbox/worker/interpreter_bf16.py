@@ -110,9 +110,13 @@ def _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle) -> None:
         acc = np.matmul(widen(a), widen(b), dtype=np.float32) + widen(d)
         return handle(to_bf16(acc), bf16) if is_bf16(d) else handle(acc.astype(d.data.dtype), d.dtype.scalar)
 
-    def converted(src, dst_type):
-        """The bf16 side of a cast by value, or None when the interpreter's own path is right (fp32)."""
+    def converted(src, dst_type, toward_zero: bool = False):
+        """The bf16 side of a cast by value, or None when the interpreter's own path is right (bf16 -> fp32,
+        and fp32 -> bf16 rounded toward zero when asked to). fp32 -> bf16 rounds to nearest even as on a GPU
+        (the interpreter truncates: correct kernels that round several times came out `incorrect`)."""
         s, d = src.dtype.scalar, dst_type.scalar
+        if s == tl.float32 and d == bf16 and not toward_zero:
+            return handle(to_bf16(np.asarray(src.data, dtype=np.float32)), bf16)
         if s == bf16 and np.asarray(src.data).dtype == np.bool_:  # a comparison of bf16 values: its handle is
             vals = src.data.astype(np.float32)  # typed as its operand, its data are booleans
             return handle(to_bf16(vals), bf16) if d == bf16 else handle(vals.astype(np_dtype(dst_type)), d)
@@ -127,7 +131,7 @@ def _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle) -> None:
         return out if out is not None else orig_cast(self, src, dst_type)
 
     def create_fp_to_fp(self, src, dst_type, rounding_mode):
-        out = converted(src, dst_type)
+        out = converted(src, dst_type, toward_zero="RTZ" in str(rounding_mode))
         return out if out is not None else orig_fp_to_fp(self, src, dst_type, rounding_mode)
 
     builder.create_dot, builder.cast_impl, builder.create_fp_to_fp = create_dot, cast_impl, create_fp_to_fp
