@@ -123,6 +123,9 @@ SIZE_IDIOMS = {
     "max_key_lambda": ("", "b = max((64, 128), key=lambda v: -v)\nassert b == 64"),
     "getattr_with_default": ("", "b = getattr(self, 'block', 256)\nassert b > 0"),
     "type_of_self_class_attribute": ("", "b = type(self).TILE\nassert b > 0"),
+    "lru_cache_wrapped_helper": ("import functools\n\ndef _pick(n):\n    return 1024 if n > 4096 else 256\n\n"
+                                 "pick = functools.lru_cache(maxsize=None)(_pick)\npick2 = functools.cache(_pick)\n",
+                                 "b = min(pick(n), pick2(n))\nassert b > 0"),
 }
 
 
@@ -139,6 +142,7 @@ SAME_SHAPES_ON_TENSORS = {
     "map_over_a_tensor": ("", "return list(map(float, x))"),
     "bound_tensor_method": ("", "f = x.clamp\nreturn f(min=0)"),
     "bound_method_through_getattr_default": ("", "return getattr(x, 'clamp', None)(min=0)"),
+    "cached_library_function": ("import functools\nf = functools.lru_cache(maxsize=None)(torch.relu)\n", "return f(x)"),
 }
 
 

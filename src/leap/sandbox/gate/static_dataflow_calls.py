@@ -43,6 +43,9 @@ ITEM_CALLERS = frozenset({"functools.reduce", "itertools.accumulate", "sorted", 
 NUMBER_BUILTINS = frozenset({"int", "float", "abs", "round", "bool", "str", "len", "min", "max"})
 
 
+CACHING_WRAPPERS = frozenset({"functools.lru_cache", "functools.cache"})
+
+
 def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
     f = e.func
     items = _item_caller(dp, e, env, stmt)
@@ -165,6 +168,11 @@ def qualified(dp: Analysis, e: ast.Call, q: str, args: CallArgs, env) -> Kind:
     fn = args.nodes[0] if len(args.nodes) == 1 and not args.kw else None
     if q in JIT_DECORATORS and isinstance(fn, ast.Name) and fn.id in dp.ix.functions:
         return Kind(Tag.JIT, fn.id)  # k = triton.jit(fn) of a module function: the decorator (`kernel_sigs`)
+    if q in CACHING_WRAPPERS:  # lru_cache(fn), cache(fn): calls reach fn; lru_cache(maxsize=8): a wrapper
+        if fn is not None and args.pos[0].tag in (Tag.USERFN, Tag.CALLABLE):
+            return args.pos[0]
+        if not args.pos and not args.tensor:
+            return Kind(Tag.REF, "functools.cache")
     return library_call(dp, e, q, args)
 
 
