@@ -1,11 +1,13 @@
-"""FAULT: floods stdout (hundreds of MB) while computing the right answer."""
+"""FAULT: floods stdout (hundreds of MB) while computing the right answer. The judge must survive it and
+give a verdict: ok, the candidate's runtime_error, or timeout where writing 1.8 GB takes longer than the
+limit (the case's 10 s: the six runs took 10.6 s on the project's 2-core CPU, 2026-12-03 14:10 UTC)."""
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
 
 TASK = "relu"
-EXPECT = ('ok', 'runtime_error')
+EXPECT = ('ok', 'runtime_error', 'timeout')
 DEVICE = "cpu"
 
 
