@@ -150,3 +150,31 @@ SAME_SHAPES_ON_TENSORS = {
 def test_the_same_shapes_on_tensors_are_still_refused(name):
     extra, fwd = SAME_SHAPES_ON_TENSORS[name]
     assert_rejected(triton_src(LAUNCH + fwd, extra=extra), "torch_compute")
+
+
+FACTORY = '''
+def make_kernel():
+    @triton.jit
+    def k_made(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+{body}
+    return k_made
+
+
+K_MADE = make_kernel()
+'''
+MADE_LAUNCH = "out = torch.empty_like(x)\nn = x.numel()\nK_MADE[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)\nreturn out"
+
+
+def test_a_kernel_made_inside_a_factory_function_is_a_kernel():
+    body = ("        v = tl.load(x_ptr + offs, mask=mask)\n"
+            "        tl.store(out_ptr + offs, tl.maximum(v, 0.0), mask=mask)")
+    assert_ok(triton_src(MADE_LAUNCH, extra=FACTORY.format(body=body)))
+
+
+def test_a_kernel_made_in_a_function_keeps_the_kernel_body_rules():
+    body = ("        v = tl.load(x_ptr + offs, mask=mask)\n        h = print\n        h(v)\n"
+            "        tl.store(out_ptr + offs, v, mask=mask)")
+    g = assert_rejected(triton_src(MADE_LAUNCH, extra=FACTORY.format(body=body)))
+    assert "k_made" in g.detail or "kernel" in g.detail, g.detail

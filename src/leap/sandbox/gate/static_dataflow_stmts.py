@@ -107,6 +107,8 @@ class StmtKinds:
         elif isinstance(s, ast.Break | ast.Continue):
             if self.loop_snaps:
                 self.loop_snaps[-1].append(dict(env))
+        elif isinstance(s, ast.FunctionDef) and id(s) in self.plan.kernel_ids:  # a kernel made in a function
+            self._bind_name(s.name, Kind(Tag.JIT, s.name), env)
         elif isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
             for d in s.decorator_list:
                 self._kind(d, env, s)

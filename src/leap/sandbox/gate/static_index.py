@@ -71,6 +71,14 @@ class ModuleIndex:
                     if isinstance(t, ast.Name):
                         self.jit.add(t.id)
                         self.aliases.pop(t.id, None)
+        # kernels defined inside a function (a factory that returns one), by name, where the name is free
+        top = {id(f) for f in self.functions.values()} | {id(st) for c in self.classes.values() for st in c.body}
+        self.nested_jit: dict[str, ast.FunctionDef] = {}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.FunctionDef) and id(node) not in top and node.name not in self.functions
+                    and node.name not in self.jit and any(self.qualname(d.func if isinstance(d, ast.Call) else d)
+                                                          in JIT_DECORATORS for d in node.decorator_list)):
+                self.nested_jit.setdefault(node.name, node)
         self.jit_methods: set[tuple[str, str]] = set()  # (class, name): a @staticmethod @triton.jit kernel
         for cname, cls in self.classes.items():
             for stmt in cls.body:

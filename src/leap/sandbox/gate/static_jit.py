@@ -52,6 +52,8 @@ def kernel_sigs(ix: ModuleIndex) -> dict[str, KernelSig]:
         for stmt in cls.body:
             if isinstance(stmt, ast.FunctionDef) and (cname, stmt.name) in ix.jit_methods:
                 out[f"{cname}.{stmt.name}"] = _sig(f"{cname}.{stmt.name}", stmt, ix)
+    for name, fn in ix.nested_jit.items():  # made inside a function: known by its own name
+        out.setdefault(name, _sig(name, fn, ix))
     return out
 
 
