@@ -41,8 +41,7 @@ LAYER_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", 
 ITEM_CALLERS = frozenset({"functools.reduce", "itertools.accumulate", "sorted", "min", "max", "map", "filter"})
 # builtins that, called on numbers, give numbers (as the function argument of an `ITEM_CALLERS` call)
 NUMBER_BUILTINS = frozenset({"int", "float", "abs", "round", "bool", "str", "len", "min", "max"})
-
-
+# decorators whose result calls the function it wraps (`qualified`)
 CACHING_WRAPPERS = frozenset({"functools.lru_cache", "functools.cache"})
 
 
@@ -435,7 +434,7 @@ def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArg
         _size_args(dp, e, attr, args)
         return out
     if attr == "to":
-        if "dtype" in args.kw or any(k.tag is Tag.TENSOR for k in args.kinds()) or _dtype_arg(dp, e, args):
+        if any(k.tag is Tag.TENSOR for k in args.kinds()) or _dtype_arg(dp, e, args):
             dp.compute(e, "to", "dtype conversion with .to()" + _CONVERT)
         return out
     if attr in T.TENSOR_CASTS:

@@ -245,7 +245,7 @@ def _literal(node: ast.AST) -> bool:
 def _plain_annotation(node: ast.AST) -> bool:
     """A type annotation made of names, attributes, subscripts and constants (no calls)."""
     return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
-                          | ast.BitOr | ast.Load | ast.List | ast.expr_context) for n in ast.walk(node))
+                          | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
 
 
 def _base_name(node: ast.expr) -> str:

@@ -58,12 +58,7 @@ class ModuleIndex:
                             self.aliases[t.id] = q
                         elif t.id not in self.aliases:
                             self.defined_names.add(t.id)
-        self.jit: set[str] = set()
-        for name, fn in self.functions.items():
-            for d in fn.decorator_list:
-                q = self.qualname(d.func if isinstance(d, ast.Call) else d)
-                if q in JIT_DECORATORS:
-                    self.jit.add(name)
+        self.jit: set[str] = {name for name, fn in self.functions.items() if self.jit_decorated(fn)}
         for node in tree.body:  # k = triton.jit(fn)
             if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                     and self.qualname(node.value.func) in JIT_DECORATORS):
@@ -76,19 +71,21 @@ class ModuleIndex:
         self.nested_jit: dict[str, ast.FunctionDef] = {}
         for node in ast.walk(tree):
             if (isinstance(node, ast.FunctionDef) and id(node) not in top and node.name not in self.functions
-                    and node.name not in self.jit and any(self.qualname(d.func if isinstance(d, ast.Call) else d)
-                                                          in JIT_DECORATORS for d in node.decorator_list)):
+                    and node.name not in self.jit and self.jit_decorated(node)):
                 self.nested_jit.setdefault(node.name, node)
         self.jit_methods: set[tuple[str, str]] = set()  # (class, name): a @staticmethod @triton.jit kernel
         for cname, cls in self.classes.items():
             for stmt in cls.body:
-                if isinstance(stmt, ast.FunctionDef) and any(
-                        self.qualname(d.func if isinstance(d, ast.Call) else d) in JIT_DECORATORS
-                        for d in stmt.decorator_list):
+                if isinstance(stmt, ast.FunctionDef) and self.jit_decorated(stmt):
                     self.jit_methods.add((cname, stmt.name))
                 elif (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
                       and self.qualname(stmt.value.func) in JIT_DECORATORS):
                     self.jit_methods.update((cname, t.id) for t in stmt.targets if isinstance(t, ast.Name))
+
+    def jit_decorated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """``fn`` carries ``@triton.jit`` (or autotune/heuristics), called or not."""
+        return any(self.qualname(d.func if isinstance(d, ast.Call) else d) in JIT_DECORATORS
+                   for d in fn.decorator_list)
 
     def qualname(self, node: ast.AST) -> str | None:
         """Dotted name of an expression rooted at an import (through aliases), else None."""

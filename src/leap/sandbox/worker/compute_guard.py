@@ -86,6 +86,18 @@ def integer_family_op(args) -> bool:
     return any(isinstance(a, torch.Tensor) and not (a.is_floating_point() or a.is_complex()) for a in args)
 
 
+def misuse(name: str, args, kwargs) -> str | None:
+    """Why an allowed op computes in this call (a copy converting dtypes, a view as another dtype, an allowed
+    GEMM on integers), as the backstop records it; None when it only moves data."""
+    if name in CONVERTING and converts(args, kwargs):
+        return f"{name} (a dtype conversion)"
+    if name == "view" and reinterprets(args):
+        return "view (to another dtype)"
+    if name in FAMILY_OPS and integer_family_op(args):
+        return f"{name} (on integer tensors)"
+    return None
+
+
 def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
     """Aten op names the task allows on top of `ALLOWED`."""
     out: set[str] = set(ALLOWED)
@@ -135,16 +147,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def dispatch(self, func, types, args=(), kwargs=None):
         if state[0]:
             name = str_(getattr_(func, "overloadpacket", func).__name__)
-            if name not in allowed:
-                seen[name] = seen.get(name, 0) + 1
-            elif name in CONVERTING and converts(args, kwargs):
-                key = f"{name} (a dtype conversion)"
-                seen[key] = seen.get(key, 0) + 1
-            elif name == "view" and reinterprets(args):
-                key = "view (to another dtype)"
-                seen[key] = seen.get(key, 0) + 1
-            elif name in FAMILY_OPS and integer_family_op(args):
-                key = f"{name} (on integer tensors)"
+            key = name if name not in allowed else misuse(name, args, kwargs)
+            if key is not None:
                 seen[key] = seen.get(key, 0) + 1
         elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
                 and float(args[1].item()) == float(nonce):
