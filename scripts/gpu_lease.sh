@@ -6,6 +6,8 @@
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
 #   bash scripts/gpu_lease.sh sandbox    # instead of start: the sandbox chain alone, quiet GPU (carry .whl)
 #   bash scripts/gpu_lease.sh bigwhl     # carry .bigwhl: parts of a wheel over one call's 64 MiB (ray), see bigwhl()
+#   bash scripts/gpu_lease.sh learn      # instead of start: issue 13's SFT -> RL -> evals alone (carry .whl .sftdata
+#                                        # [.ckpt_in]), then the `piece` calls; see learn) below
 #   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
 #   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
@@ -170,9 +172,19 @@ progress() {
   for c in S K; do echo "--- $c$([ -f "$W/out/$c.done" ] && echo ' (done)')"; grep -E "===" "$W/out/logs/$c.log" 2>/dev/null | tail -4; done
 }
 
+save_env() {  # the lease's settings, for its later calls (piece, wait: each a fresh shell)
+  mkdir -p "$W"
+  local v
+  for v in LEASE_MODEL LEARN RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S SFT_S; do
+    [ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
+  done > "$W/lease.env"
+  true
+}
+
 launch() {  # launch CHAIN "DONE...": on a lease's first call, copy the repo, set up, start CHAIN in the background
   local chain=$1 log=$1; [ "$chain" = L ] && log=S  # the loaded chain logs as the sandbox chain
   if [ -d "$W/repo" ]; then echo "already started"; return; fi
+  save_env
   mkdir -p "$W/repo" "$W/out/logs" "$W/out/sandbox" "$W/ck"
   tar --exclude=./.gguf_pieces --exclude=./.bigwhl --exclude=./.git -cf - . | (cd "$W/repo" && tar xf -)
   (cd "$W/repo" && source scripts/gpu_env.sh) > "$W/out/logs/env.log" 2>&1; tail -2 "$W/out/logs/env.log"
@@ -194,6 +206,13 @@ case "${1:-}" in
     launch L "A B K"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
     KB_ONLY=1 launch K "A B S"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
+  learn)  # issue 13's experiment alone (carry .whl .sftdata [.ckpt_in]; then the 19 `piece` calls): SFT (or the
+    # carried SFT checkpoint) -> LEAP RL for RL_S seconds, the eval after SFT beside it -> eval after RL; the slimmed
+    # checkpoints come back as ck_*.tar.part-* (put them in .ckpt_in/ to continue in a later lease)
+    [ -d "$W/repo" ] && { echo "already started"; progress; exit 0; }
+    export LEARN=1 RL_S=${RL_S:-900} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
+      RL_SET=${RL_SET:-rollout.levels=[1,2]}
+    save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
   bigwhl) bigwhl ;;
   wait)

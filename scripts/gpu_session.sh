@@ -30,6 +30,8 @@
 # SFT rows; no weights) and $OUT/status.txt.
 set -u
 W=${LEAP_GPU_DIR:-/tmp/leap15}
+# settings a lease's first call chose (scripts/gpu_lease.sh save_env): every later call of the lease sees them
+[ -f "$W/lease.env" ] && . "$W/lease.env"
 MODEL=${LEASE_MODEL:-qwen2.5-coder-1.5b-instruct}  # qwen2.5-coder-0.5b-instruct: 9 pieces instead of 19
 case $MODEL in *0.5b*) GGUF_BYTES=491400064 ;; *) GGUF_BYTES=1117320768 ;; esac
 M=$W/q15
@@ -37,6 +39,9 @@ EVAL_S=${EVAL_S:-270}     # one leap eval on builtin:eval (20 tasks x 4 samples 
 SFT_S=${SFT_S:-240}
 RL_S=${RL_S:-420}
 RL_STEPS=${RL_STEPS:-8}
+LEARN=${LEARN:-0}         # 1 (`gpu_lease.sh learn`): no benches, no base eval, no pass rates; eval after SFT beside RL;
+                          # the SFT and RL checkpoints come back slimmed (bf16, 15 MB pieces) for the next lease
+RL_SET=${RL_SET:-}        # extra `leap train` overrides for the RL stage, space-separated
 
 log() { echo "$(date -u +%H:%M:%S) $*"; }
 
@@ -59,7 +64,14 @@ env_here() {  # the carried wheels were installed by `start` (scripts/gpu_env.sh
 }
 
 stash() {  # copy carried pieces out of the repository (the next call replaces the carried folder)
-  mkdir -p "$W/pieces" "$W/out/logs"
+  mkdir -p "$W/pieces" "$W/out/logs" "$W/ck_in"
+  if [ -d .ckpt_in ] && [ ! -f "$W/ck_in/.done" ]; then  # slim checkpoints a learn lease returned (ck_NAME.tar.part-*)
+    for c in sft rl_leap; do
+      ls .ckpt_in/ck_$c.tar.part-* >/dev/null 2>&1 && cat .ckpt_in/ck_$c.tar.part-* | tar xf - -C "$W/ck_in" \
+        && echo "checkpoint carried in: $c"
+    done
+    touch "$W/ck_in/.done"
+  fi
   if [ -d .gguf_pieces ]; then
     for f in .gguf_pieces/*; do [ -f "$f" ] && cp -f "$f" "$W/pieces/"; done
   fi
@@ -94,16 +106,15 @@ chain_a() {
   env_here
   wait_for "$M/.ready" 900 || { log "no model"; touch "$W/out/A.done" "$W/out/bench.done"; return; }
   mkdir -p "$W/out/bench"
-  stage train_step_bench 480 python3 bench/train_step.py --config configs/qwen15b_h200.yaml --set "model.path=$M" \
-    --no-warmup --variants new:2,old:2,new:16 --out "$W/out/bench/train_step.json"
-  # the same GPU's static-cache/graph ceiling at the step's batch (random weights, the 1.5B shape)
-  stage generation_bench_15b 150 python3 bench/generation.py --shape 1.5b --batches 16,128 --paths static,graph \
-    --prompt 1024 --new 256 --out "$W/out/bench/GENERATION_BENCH_15B.md"
+  [ "$LEARN" = 1 ] || bench
   touch "$W/out/bench.done"
   wait_for "$W/out/data.done" 240
   local sft=$W/sft_all.jsonl init=()
   [ -s "$sft" ] || sft=.sftdata/sft.jsonl
-  if [ -s "$sft" ]; then
+  if [ -f "$W/ck_in/sft/state.json" ]; then
+    log "SFT checkpoint carried in: no SFT here"; mkdir -p "$W/ck" && cp -r "$W/ck_in/sft" "$W/ck/sft_in"
+    init=("model.init_from=$W/ck/sft_in")
+  elif [ -s "$sft" ]; then
     stage sft "$SFT_S" leap sft --config configs/qwen15b_h200.yaml --data "$sft" "model.path=$M" sft.epochs=2 \
       sft.max_length=3072 optim.lr=1e-4 optim.micro_batch_size=8 optim.grad_accumulation=2 optim.warmup_steps=3 \
       "logging.dir=$W/out/sft" "checkpoint.dir=$W/ck/sft" checkpoint.every=20 logging.progress=false
@@ -111,22 +122,37 @@ chain_a() {
     log "no SFT data: RL starts from the base model"
   fi
   [ -f "$W/ck/sft/latest" ] && init=("model.init_from=$W/ck/sft")
+  [ -f "$W/ck_in/rl_leap/state.json" ] && init=("model.init_from=$W/ck_in/rl_leap")  # RL continued from a lease
   touch "$W/out/sft.done"
+  # shellcheck disable=SC2086
   stage rl_leap "$RL_S" leap train --config configs/qwen15b_h200.yaml "model.path=$M" "${init[@]}" "steps=$RL_STEPS" \
-    "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every=0 logging.progress=false
+    "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
+    logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10
   [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
   touch "$W/out/A.done"
+}
+
+bench() {  # the step-time bench (old vs new generation settings) and the generation ceiling, on a quiet GPU
+  stage train_step_bench 480 python3 bench/train_step.py --config configs/qwen15b_h200.yaml --set "model.path=$M" \
+    --no-warmup --variants new:2,old:2,new:16 --out "$W/out/bench/train_step.json"
+  # the same GPU's static-cache/graph ceiling at the step's batch (random weights, the 1.5B shape)
+  stage generation_bench_15b 150 python3 bench/generation.py --shape 1.5b --batches 16,128 --paths static,graph \
+    --prompt 1024 --new 256 --out "$W/out/bench/GENERATION_BENCH_15B.md"
 }
 
 chain_b() {
   env_here
   wait_for "$W/out/bench.done" 1500
   [ -f "$M/.ready" ] || { touch "$W/out/B.done"; return; }
-  eval_stage eval_base
+  [ "$LEARN" = 1 ] || eval_stage eval_base
   wait_for "$W/out/sft.done" 900
   local ck=()
   [ -f "$W/ck/sft/latest" ] && ck=(--checkpoint "$W/ck/sft")
+  if [ "$LEARN" = 1 ]; then  # beside RL (its step times are then upper bounds); a carried SFT was measured before
+    [ ${#ck[@]} -gt 0 ] && eval_stage eval_sft "${ck[@]}"
+    touch "$W/out/B.done"; return
+  fi
   stage passrate_sft 300 leap eval --model "$M" "${ck[@]}" --backend hf --cache graph --tasks builtin:train \
     --samples 8 --turns 1 --tasks-per-batch 31 --max-new-tokens 1024 --temperature 1.0 --device cuda \
     --out "$W/out/passrate_sft"
@@ -139,8 +165,11 @@ chain_b() {
 
 prepare_data() {  # SFT pairs: the carried .sftdata/sft.jsonl (or generated tasks' templates built here) plus
   env_here         # the varied templates + verified repairs of the train tasks, all verified on this GPU
-  stage sft_templates 200 leap sft-data templates --tasks builtin:train --variants 6 --repairs 2 --device cuda \
+  if [ -s .sftdata/templates.jsonl ]; then  # made and verified before the lease (leap sft-data templates)
+    cp .sftdata/templates.jsonl "$W/templates.jsonl"
+  else stage sft_templates 200 leap sft-data templates --tasks builtin:train --variants 6 --repairs 2 --device cuda \
     --out "$W/templates.jsonl" --stats "$W/out/sft_templates_stats.md"
+  fi
   if [ ! -f .sftdata/sft.jsonl ]; then
     stage sft_data 200 leap tasks generate --n 160 --seed 7 --out "$W/sftgen" --with-solutions --device cuda
   fi
@@ -167,6 +196,11 @@ pack() {
   status > "$W/out/status.txt" 2>&1
   cp "$W/out/status.txt" "$OUT/status.txt"
   tar czf "$OUT/results.tgz" --exclude='*.pt' --exclude='*.safetensors' --exclude='*.bin' -C "$W" out 2>/dev/null
+  [ "$LEARN" = 1 ] && for c in sft rl_leap; do  # trained weights back in pieces a call can carry (<= 16 MiB each)
+    [ -f "$W/ck/$c/latest" ] || continue
+    rm -rf "$W/slim/$c" && PYTHONPATH=$W/repo/src:/tmp/site python3 -c "import sys; from leap.trainer.checkpoint import slim_checkpoint as s; \
+s(sys.argv[1], sys.argv[2])" "$W/ck/$c" "$W/slim/$c" && tar cf - -C "$W/slim" "$c" | split -b 15M - "$OUT/ck_$c.tar.part-"
+  done
   ls -la "$OUT"
 }
 

@@ -50,6 +50,13 @@ class Progress:
         if self._bar is not None:
             self._refresh()
 
+    def set_total(self, total: int) -> None:
+        """The amount of work, once it is known."""
+        with self._lock:
+            self.total = total
+        if self._bar is not None:
+            self._bar.update(self._task, total=total)
+
     def advance(self, n: int = 1, info: str = "") -> None:
         with self._lock:
             self.done += n

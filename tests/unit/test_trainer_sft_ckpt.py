@@ -10,7 +10,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
-from leap.trainer.checkpoint import load_checkpoint, resolve_checkpoint, save_checkpoint  # noqa: E402
+from leap.trainer.checkpoint import load_checkpoint, resolve_checkpoint, save_checkpoint, slim_checkpoint  # noqa: E402
 from leap.trainer.config import ConfigError, ModelConfig, load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402
 from leap.trainer.sft import answer_nll, encode_example, load_sft_jsonl, run_sft, sft_step  # noqa: E402
@@ -120,6 +120,25 @@ def test_checkpoint_roundtrip_is_atomic_and_exact(tiny_path, tmp_path):
     assert torch.equal(torch.rand(3), expected_draw)  # RNG restored to the moment of saving
     with pytest.raises(ValueError, match="not a LEAP checkpoint"):
         resolve_checkpoint(tmp_path / "nothing")
+
+
+def test_a_slim_checkpoint_carries_the_weights_in_bf16_and_loads_as_a_fresh_start(tiny_path, tmp_path):
+    pol = _policy(tiny_path)
+    with torch.no_grad():
+        for p in pol.trainable_parameters():
+            p.normal_()
+    opt = torch.optim.AdamW(pol.trainable_parameters(), lr=1e-2)
+    save_checkpoint(tmp_path / "ck", 4, policy=pol, optimizer=opt, state={"data_pos": 2}, config_yaml="x: 1\n")
+    slim = slim_checkpoint(tmp_path / "ck", tmp_path / "slim")
+    assert sorted(p.name for p in slim.iterdir()) == ["config.yaml", "state.json", "trainable.pt"]
+    full = (tmp_path / "ck" / "step-4" / "trainable.pt").stat().st_size
+    assert (slim / "trainable.pt").stat().st_size < 0.7 * full  # bf16: about half the fp32 bytes
+    before = pol.trainable_state()
+    fresh = _policy(tiny_path)
+    assert load_checkpoint(slim, policy=fresh) == {"step": 4, "data_pos": 2}
+    after = fresh.trainable_state()
+    for k, v in before.items():  # the weights as bf16 rounds them, and not the fresh adapter's
+        assert torch.equal(after[k], v.to(torch.bfloat16).to(v.dtype)) and not torch.equal(after[k], v * 0)
 
 
 def test_leap_sft_cli(tiny_path, tmp_path):

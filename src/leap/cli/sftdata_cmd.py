@@ -80,8 +80,7 @@ def templates_cmd(out: Path = typer.Option(..., help="SFT JSONL to write"),
                   device: str = typer.Option("auto", help="sandbox device"),
                   stats: Path = typer.Option(None, help="also write the data set's statistics (Markdown)")) -> None:
     """Varied, sandbox-verified template solutions and repair examples (wrong kernel, feedback, fix)."""
-    from rich.progress import Progress
-
+    from leap.progress import Progress
     from leap.tasks.sft import template_rows
     from leap.tasks.suite import iter_task_source
     from leap.tasks.task import TaskError
@@ -92,10 +91,10 @@ def templates_cmd(out: Path = typer.Option(..., help="SFT JSONL to write"),
         fail(f"--tasks {tasks}: {exc}")
     if not pool:
         fail(f"--tasks {tasks}: no train tasks")
-    with Progress() as bar:
-        job = bar.add_task("verifying", total=None)
+    with Progress(0, label="verifying") as bar:
+        bar.stage(f"{len(pool)} tasks: template solutions and mutants")
         rows, st = template_rows(pool, variants=variants, repairs=repairs, device=device,
-                                 on_verdict=lambda i, v: bar.advance(job))
+                                 on_candidates=bar.set_total, on_verdict=lambda i, v: bar.advance(1, v.status))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     typer.echo(f"{st.written} rows ({st.written - st.repairs} solutions, {st.repairs} repairs) for {st.tasks} tasks "

@@ -136,8 +136,7 @@ def generate_cmd(n: int = typer.Option(2000, "--n", min=1, help="number of tasks
 
 
 def _write_sft(items, out: str, verify_limit: int, device: str, console: Console) -> None:
-    from rich.progress import Progress
-
+    from leap.progress import Progress
     from leap.tasks.sft import prompt_builder, write_sft
 
     pairs = [(i.task, i.solution) for i in items if i.solution]
@@ -148,8 +147,7 @@ def _write_sft(items, out: str, verify_limit: int, device: str, console: Console
         prompt_builder()
     except TaskError as exc:
         fail(str(exc))
-    with Progress(console=console) as progress:
-        bar = progress.add_task("verifying", total=len(pairs))
+    with Progress(len(pairs), label="verifying") as bar:
         stats = write_sft(pairs, Path(out) / "sft.jsonl", device=device,
-                          on_verdict=lambda i, v: progress.advance(bar))
+                          on_verdict=lambda i, v: bar.advance(1, v.status))
     console.print(f"sft.jsonl: {stats.written} verified pairs of {stats.verified} ({stats.statuses})")

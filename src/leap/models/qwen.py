@@ -156,10 +156,20 @@ def convert_gguf(m: WheelModel, gguf: Path, out: Path) -> Path:
     return out
 
 
+def require_gguf_reader() -> None:
+    """Raise `FetchError` (one line) when transformers cannot read a GGUF here: checked before any download."""
+    import importlib.util
+
+    if importlib.util.find_spec("gguf") is None:
+        raise FetchError("reading the model's GGUF needs the gguf package (>= 0.10), which is not installed: "
+                         "pip install 'leap-kernels[gguf]' (or pip install gguf)")
+
+
 def fetch(name: str, out: Path, wheels: Path | None = None, gguf: Path | None = None,
           work: Path | None = None, pieces: Path | None = None) -> Path:
     """Build the transformers folder ``out`` for model ``name``; returns ``out``."""
     m = spec(name)
+    require_gguf_reader()
     work = work or out.parent / f".{out.name}.work"
     if pieces is not None:
         gguf = work / GGUF_NAME

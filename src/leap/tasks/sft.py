@@ -119,10 +119,12 @@ def _style_of(src: str) -> str:
 
 
 def template_rows(tasks: Iterable[Task], *, variants: int = 6, repairs: int = 2, device: str = "auto",
-                  on_verdict: Callable[[int, object], None] | None = None) -> tuple[list[dict], TemplateStats]:
+                  on_verdict: Callable[[int, object], None] | None = None,
+                  on_candidates: Callable[[int], None] | None = None) -> tuple[list[dict], TemplateStats]:
     """SFT rows: up to ``variants`` sandbox-verified template solutions per task (different kernel shapes)
     and up to ``repairs`` verified repair examples per task — a mutated (wrong) kernel, its real sandbox
-    feedback, then a correct one — as multi-turn prompts. Tasks of an eval split are skipped."""
+    feedback, then a correct one — as multi-turn prompts. Tasks of an eval split are skipped.
+    ``on_candidates(n)`` learns how many candidates go to the sandbox, ``on_verdict`` each verdict."""
     from leap.rollout.context import next_messages
     from leap.rollout.records import Turn
     from leap.sandbox import verify_many
@@ -149,6 +151,8 @@ def template_rows(tasks: Iterable[Task], *, variants: int = 6, repairs: int = 2,
         for name, m, fix in picked[: max(0, repairs) * 3]:  # some mutants pass the tests; verify extra
             jobs.append((task, m, name, fix))
     stats.candidates = len(jobs)
+    if on_candidates:
+        on_candidates(len(jobs))
     verdicts: dict[int, object] = {}
     for i, v in verify_many([(t, s) for t, s, _, _ in jobs], backend=BACKEND, device=device):
         verdicts[i] = v

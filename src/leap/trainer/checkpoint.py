@@ -115,6 +115,20 @@ def resolve_checkpoint(path: str | Path) -> Path:
     raise ValueError(f"{p}: not a LEAP checkpoint (no state.json, no 'latest', no step-* directories)")
 
 
+def slim_checkpoint(src: str | Path, dst: str | Path, dtype: torch.dtype = torch.bfloat16) -> Path:
+    """Copy what ``model.init_from`` and ``leap eval --checkpoint`` read — the trained weights cast to ``dtype``,
+    ``state.json``, ``config.yaml`` — to ``dst``: small enough to travel between machines. No optimizer,
+    scheduler or RNG state, so a run started from it is a fresh run from those weights."""
+    ckpt, dst = resolve_checkpoint(src), Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    saved = torch.load(ckpt / "trainable.pt", map_location="cpu", weights_only=True)
+    torch.save({k: v.to(dtype) if v.is_floating_point() else v for k, v in saved.items()}, dst / "trainable.pt")
+    for name in ("state.json", "config.yaml"):
+        if (ckpt / name).is_file():
+            shutil.copyfile(ckpt / name, dst / name)
+    return dst
+
+
 def resume_or_fresh(path: str | Path | None, log=print) -> str | None:
     """``path`` if it holds a checkpoint; ``None`` (start fresh, said in one line) when none exists yet."""
     if not path:

@@ -154,6 +154,7 @@ class RolloutConfig(_Strict):
     sampling: SamplingConfig = Field(default_factory=SamplingConfig)
     tasks: str = Field("builtin:train", description="task source: builtin[:split], file, dir, KernelBench")
     task_filter: list[str] = Field(default_factory=list, description="keep only these task names")
+    levels: list[int] = Field(default_factory=list, description="keep only tasks of these levels (empty = all)")
     pass_rate_file: str | None = Field(None, description="`leap sft-data pass-rates` JSON: keep tasks whose "
                                        "pass rate lies strictly between pass_rate_min and pass_rate_max")
     pass_rate_min: float = Field(0.0, ge=0, le=1, description="lower pass-rate bound (exclusive)")

@@ -41,7 +41,8 @@ from leap.trainer.step import train_on_groups
 
 
 def load_tasks(cfg: RolloutConfig) -> list[Task]:
-    """The training tasks: ``rollout.tasks`` filtered by ``rollout.task_filter``; one-line errors."""
+    """The training tasks: ``rollout.tasks`` filtered by ``rollout.task_filter``, ``rollout.levels`` and the
+    pass rates; one-line errors."""
     try:
         tasks = list(iter_task_source(cfg.tasks))
     except TaskError as exc:
@@ -52,6 +53,10 @@ def load_tasks(cfg: RolloutConfig) -> list[Task]:
         if unknown:
             raise ConfigError(f"rollout.task_filter: {unknown[0]!r} is not a task of {cfg.tasks}")
         tasks = [t for t in tasks if t.name in set(cfg.task_filter)]
+    if cfg.levels:
+        tasks = [t for t in tasks if t.level in cfg.levels]
+        if not tasks:
+            raise ConfigError(f"rollout.levels: no task of {cfg.tasks} has level {' or '.join(map(str, cfg.levels))}")
     if cfg.pass_rate_file:
         from leap.tasks.harvest import filter_by_pass_rate, load_pass_rates
 
