@@ -210,7 +210,7 @@ case "${1:-}" in
     # carried SFT checkpoint) -> LEAP RL for RL_S seconds, the eval after SFT beside it -> eval after RL; the slimmed
     # checkpoints come back as ck_*.tar.part-* (put them in .ckpt_in/ to continue in a later lease)
     [ -d "$W/repo" ] && { echo "already started"; progress; exit 0; }
-    export LEARN=1 RL_S=${RL_S:-900} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
+    export LEARN=1 RL_S=${RL_S:-780} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
       RL_SET=${RL_SET:-rollout.levels=[1,2]}
     save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
