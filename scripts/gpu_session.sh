@@ -130,6 +130,9 @@ chain_a() {
     logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10
   [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
+  wait_for "$W/out/B.done" 300  # the eval after SFT (chain B) may still run
+  [ -s "$W/out/eval_sft/results.jsonl" ] && [ -s "$W/out/eval_rl/results.jsonl" ] && stage compare 120 \
+    leap compare "$W/out/eval_sft" "$W/out/eval_rl" --out "$W/out/compare_sft_rl"
   touch "$W/out/A.done"
 }
 

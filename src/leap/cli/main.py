@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from leap.cli import (
+    compare_cmd,
     demo_cmd,
     eval_cmd,
     models_cmd,
@@ -27,6 +28,7 @@ sft_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
 eval_cmd.register(app)
+compare_cmd.register(app)
 app.add_typer(models_cmd.app, name="models")
 app.add_typer(sftdata_cmd.app, name="sft-data")
 
