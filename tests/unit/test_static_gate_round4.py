@@ -70,9 +70,12 @@ def test_init_time_helpers_of_the_usual_shapes_stay_init_code():
             "self.table = sorted([3, 1])")
     methods = ("\n    def _init_weights(self, m):\n        if isinstance(m, nn.Linear):\n"
                "            nn.init.xavier_uniform_(m.weight)\n"
-               "\n    def reset_parameters(self):\n        nn.init.kaiming_uniform_(self.w, a=math.sqrt(5))\n"
-               "\n    def reference(self, x):\n        return torch.relu(x)\n")
+               "\n    def reset_parameters(self):\n        nn.init.kaiming_uniform_(self.w, a=math.sqrt(5))\n")
     assert_ok(triton_src(LAUNCH + "return out", init=init) + methods)
+    # a method that neither forward, module code nor init code names may still run in forward (round 5:
+    # Python and libraries call methods by name): it is data path, so a dead PyTorch fallback is refused
+    dead = "\n    def reference(self, x):\n        return torch.relu(x)\n"
+    assert_rejected(triton_src(LAUNCH + "return out", init=init) + methods + dead, "torch_compute")
 
 
 REFERENCE_BODIES = {

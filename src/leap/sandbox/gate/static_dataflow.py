@@ -214,11 +214,11 @@ class DataPath(ExprKinds, StmtKinds):
                 if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     self._module_stmt(s, inner, stmt.name)
                 elif isinstance(s, ast.Assign | ast.AnnAssign) and s.value is not None:
-                    k = self._value_kind(s.value, inner)
                     for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
-                        if isinstance(t, ast.Name):
-                            inner[t.id] = k
-                            self.attrs.add((self.plan.family(stmt.name), t.id), k)
+                        for name, v in _class_attr_values(t, s.value):
+                            k = self._value_kind(v, inner)
+                            inner[name] = k
+                            self.attrs.add((self.plan.family(stmt.name), name), k)
                 elif not isinstance(s, ast.Expr | ast.Pass):
                     self._stmt(s, inner)
             self.cur_cls = cls
@@ -399,3 +399,15 @@ def _main_guard(test: ast.expr) -> bool:
             and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value == "__main__")
 
+
+def _class_attr_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """(name, value expression) of a class-body assignment: ``A = v``, and ``A, B = v1, v2`` element by element
+    (another unpacking gives each name the whole value, whose kind then stands for each element)."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, ast.Tuple | ast.List):
+        if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts) and not any(
+                isinstance(e, ast.Starred) for e in [*target.elts, *value.elts]):
+            return [p for t, v in zip(target.elts, value.elts, strict=True) for p in _class_attr_values(t, v)]
+        return [(n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return []

@@ -61,6 +61,8 @@ def call_kind(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind:
             return qualified(dp, e, q, args, env)
         if f.id in dp.ix.jit:
             return NONE
+        if f.id in ("self", "cls") and dp.cur_cls is not None:  # cls(...) in a classmethod builds an instance
+            return call_value(dp, e, dp._kind(f, env, stmt), args, env)
         if f.id in dp.ix.classes:
             return class_call(dp, e, f.id, args, env)
         if (None, f.id) in dp.funcs:
@@ -300,6 +302,9 @@ def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) 
     if t is Tag.OPAQUE:
         if args.tensor:
             dp.unknown(e, f"method .{attr}() of a library object with tensor arguments")
+        if attr in T.TENSOR_DATA_METHODS or attr in ("numpy", "__array__", "resize_", "copy_"):
+            dp.unknown(e, f"method .{attr}() of a library object (a tensor may be stored there)")
+            return UNKNOWN
         return K.tainted(UNKNOWN, args.kinds()) if args.tensor else OPAQUE
     if t is Tag.TENSOR:
         return _tensor_method(dp, e, kb, attr, args)
@@ -337,8 +342,13 @@ def _own_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, 
         return NONE
     if attr == "apply" and cls in dp.plan.autograd:
         return _apply(dp, cls, args, env)
+    if attr in T.ATTR_REGISTERS and kb.tag is Tag.USERMOD and len(args.nodes) >= 2 and isinstance(
+            args.nodes[0], ast.Constant) and isinstance(args.nodes[0].value, str):  # self.register_buffer("w", t)
+        dp.store_self(cls, args.nodes[0].value, args.pos[1])              # is self.w = t
+        return NONE
     fk = dp.self_kind(cls, attr)
-    if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD and not any("." in n for n in fk.names):
+    if fk.tag is Tag.USERFN and kb.tag is Tag.USERMOD and not any("." in n for n in fk.names) and (
+            attr in dp.plan.class_stored):
         # a module function stored on the class binds the instance (one stored on the instance does not)
         with_self = CallArgs([kb, *args.pos], [None, *args.nodes], args.kw, args.kwnodes, args.star, args.kwstar)
         return merge(user_call(dp, fk, args, env), user_call(dp, fk, with_self, env))

@@ -13,6 +13,7 @@ import ast
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
+from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_callargs import CallArgs
 from leap.sandbox.gate.static_gate_tables import torch_category
@@ -67,6 +68,12 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
         return args.pos[1] if len(args.pos) > 1 else args.kw.get("val", UNKNOWN)
     if q == "warnings.warn":
         return NONE
+    if q == "dataclasses.field" and not args.pos and args.star is None and args.kwstar is None:
+        fac = next((k.value for k in e.keywords if k.arg == "default_factory"), None)
+        if isinstance(fac, ast.Name) and fac.id in ("list", "dict", "set", "tuple") and not S.binds(dp.ix.tree, fac.id):
+            return dp._kind(ast.List(elts=[], ctx=ast.Load()), {}, e)  # field(default_factory=list): empty
+        if fac is None and "default" in args.kw:
+            return args.kw["default"]
     ks = args.kinds()
     if root == "triton":
         if last in ("cdiv", "next_power_of_2"):
@@ -113,6 +120,9 @@ def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
     if args.tensor:
         dp.compute(e, last, f"{q} on a tensor or array")
         return K.tainted(TENSOR, ks)
+    if q.startswith("numpy.") and any(k.tag is Tag.OPAQUE for k in ks):  # what a library object holds may be a
+        dp.unknown(e, f"{q} on a library object")                          # tensor stored there (Config.kwargs)
+        return UNKNOWN
     if last in T.ARRAY_LIB_SCALAR_FNS:
         if any("seq" in k.flavours for k in ks) and last != "prod":  # np.float32([..]), np.exp([..]): an array
             if last in _ELEMENTWISE:
@@ -184,6 +194,9 @@ def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
             dp.compute(e, "sequential", "building torch.nn layers in the data path")
             return K.TORCHMODS
         dp.compute(e, last.lower(), f"building a torch.nn layer ({last}) in the data path")
+        if args.tensor:  # nn.Threshold(t, t): its settings (threshold, value) are those tensors, not numbers
+            dp.unknown(e, f"building a torch.nn layer ({last}) with tensor arguments")
+            return K.tainted(UNKNOWN, ks)
         return Kind(Tag.TORCHMOD, last.lower())
     dp.compute(e, last, q)
     return K.tainted(TENSOR, ks)
@@ -255,3 +268,4 @@ def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
         dp.unknown(e, f"{name}()")
     escape(dp, args)
     return K.tainted(UNKNOWN, ks)
+

@@ -301,10 +301,11 @@ class StmtKinds:
                 self.store_self(kb.arg, target.attr, kind)
             elif kb.tag is Tag.CTX:  # ctx.scale = s: kept for backward like save_for_backward
                 self.store_self(f"{kb.arg}.ctx", target.attr, kind)
-            elif kind.maybe_tensor or K.host_object(kind) or kb.tag is not Tag.CLASS:
-                self.unknown(target, f"storing a value as attribute .{target.attr} of another object")
             else:
-                self.store_self(kb.arg, target.attr, kind)
+                if kind.maybe_tensor or K.host_object(kind) or kb.tag is not Tag.CLASS:
+                    self.unknown(target, f"storing a value as attribute .{target.attr} of another object")
+                if kb.tag is Tag.CLASS:  # Holder.a = t (in init code too): Holder.a is t wherever it is read
+                    self.store_self(kb.arg, target.attr, kind)
 
     def _bind_name(self, name: str, kind: Kind, env: dict[str, Kind]) -> None:
         scope = self.scopes[-1]

@@ -96,6 +96,9 @@ def check_source(source: str, backend: str | None = None, allowed_ops: list[str]
     and LEAP's strict verdict is reported in ``strict``."""
     if rules not in RULES:
         raise ValueError(f"unknown gate rules {rules!r} (one of {', '.join(RULES)})")
+    cookie = _coding_problem(source)
+    if cookie is not None:
+        return _fail(source, [cookie], rules=rules)
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -115,6 +118,25 @@ def check_source(source: str, backend: str | None = None, allowed_ops: list[str]
     except Exception as exc:  # noqa: BLE001 - an analysis failure must never let a candidate through
         return _fail(source, [Finding("gate_error", 0, 0, f"static analysis failed: {type(exc).__name__}: {exc}")],
                      rules=rules)
+
+
+def _coding_problem(source: str) -> Finding | None:
+    """A PEP 263 coding declaration under which Python's file loader would read other text than the gate
+    (the harness imports the candidate from a UTF-8 file; the gate parses the string): utf-7 or
+    unicode_escape turn bytes inside a comment into live lines."""
+    import io
+    import tokenize
+
+    data = source.encode("utf-8", "surrogatepass")
+    try:
+        declared, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        same = data.decode(declared) in (source, source.removeprefix("\ufeff"))
+    except (SyntaxError, LookupError, UnicodeDecodeError, ValueError) as exc:
+        return Finding("coding", 1, 0, f"coding declaration Python cannot apply here: {str(exc)[:80]}")
+    if not same:
+        return Finding("coding", 1, 0, f"coding declaration {declared!r}: Python would read other text than the "
+                       "source (declare utf-8 or nothing)")
+    return None
 
 
 def _strict_word(g: GateResult) -> str:

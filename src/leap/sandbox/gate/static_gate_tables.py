@@ -46,6 +46,10 @@ FORBIDDEN_PREFIXES = (
     "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
     "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
     "functools.singledispatchmethod", "string.Formatter",
+    # stores through a function (a table filled with tensors while it is typed by its literal)
+    "operator.setitem", "operator.delitem", "operator.__setitem__", "operator.__delitem__",
+    *(f"operator.{p}i{op}{s}" for op in ("add", "and", "concat", "floordiv", "lshift", "mod", "mul", "matmul", "or",
+                                        "pow", "rshift", "sub", "truediv", "xor") for p, s in (("", ""), ("__", "__"))),
     # library modules that run processes, compilers or write files (torch.utils.collect_env.run is a shell)
     "torch.utils.collect_env", "torch.utils.tensorboard", "torch.onnx", "torch.package", "torch.utils.model_zoo",
     "torch.utils.bottleneck", "torch.serialization", "torch.utils.show_pickle", "numpy.f2py", "numpy.distutils",
@@ -196,6 +200,8 @@ TENSOR_SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", 
 TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 TORCH_MODULE_TENSOR_ATTRS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight",
                                        "in_proj_bias"})
+# nn.Module methods that bind an attribute by its name (``m.register_buffer("w", t)`` is ``m.w = t``).
+ATTR_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 # Settings of torch.nn layers (numbers, tuples, strings, flags): any other attribute of a layer (a buffer
 # registered on it, a tensor stored on it) may be a tensor.
 TORCH_MODULE_CONFIG_ATTRS = frozenset({

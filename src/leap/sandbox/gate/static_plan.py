@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
 from leap.sandbox.gate.static_scopes import foreign_attr_stores
@@ -21,6 +22,8 @@ ENTRY_METHODS = ("forward", "__call__", "backward")
 # after forward on every call, gradients or not: it is on the path.
 AUTOGRAD_CTX_METHODS = ("forward", "backward", "setup_context", "jvp", "vjp")
 AUTOGRAD_OFF_PATH = ("backward", "jvp", "vjp")
+# Methods Python runs only while a class or an object is built: with what they call, init code.
+INIT_METHODS = ("__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__")
 # Library methods a candidate may override that the library calls only while the object is built.
 INIT_ONLY_OVERRIDES = ("reset_parameters", "_reset_parameters")
 # Calls that run a function argument at once (``module.apply(init_fn)``): the argument stays init code.
@@ -88,16 +91,24 @@ class Plan:
         self.method_names = {k[1] for k in self.functions if k[0] is not None}
         self.library_named = {k for k in self.functions if k[0] is not None and self._library_method(*k)}
         self.generators = {k for k, fn in self.functions.items() if _is_generator(fn)}
-        self.rebinds_name = any(isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, ast.Store)
-                                for n in ast.walk(ix.tree))  # then `if __name__ == "__main__":` may run
+        self.rebinds_name = S.binds(ix.tree, "__name__")  # then `if __name__ == "__main__":` may run
         self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
         self.foreign_stores = foreign_attr_stores(ix.tree)
-        self.path_keys = sorted(self._path(), key=_order)
-        done = set(self.path_keys)
+        self.class_stored = _class_stored(ix)
+        path = self._path()
+        done = set(path)
         self.import_keys = sorted(self._closure(self._refs_module()) - done, key=_order)
         done |= set(self.import_keys)
-        init_roots = {k for k in self.functions if k[0] is not None and k not in done}
-        self.init_keys = sorted(self._closure(init_roots) - done, key=_order)
+        init_roots = {k for k in self.functions if k[0] is not None and k not in done and (
+            k[1] in INIT_METHODS or k[1] in INIT_ONLY_OVERRIDES or self.off_path(k))}
+        init = self._closure(init_roots) - done
+        # a method named by neither forward, module code nor init code may still run in forward: Python and
+        # libraries call methods by name ({**self} calls keys, print(file=self) write, np.amax(self) max,
+        # hasattr(self, "p") a property): default deny, it is on the data path
+        unnamed = {k for k in self.functions if k[0] is not None and k not in done | init}
+        path |= self._closure(unnamed) - set(self.import_keys)
+        self.path_keys = sorted(path, key=_order)
+        self.init_keys = sorted(init - path, key=_order)
 
     # --- classes ---------------------------------------------------------------------------------
     def family(self, cls: str) -> str:
@@ -373,6 +384,17 @@ def _lookup(qualname: str):
                 return None
         return obj
     return None
+
+
+def _class_stored(ix: ModuleIndex) -> frozenset[str]:
+    """Attribute names that may be stored on a class (its body, ``Cls.f = g``, ``type(self).f = g``): a function
+    there binds the instance when called through it. Only ``self.f = g`` is known to store on the instance."""
+    out = {n.id for c in ix.classes.values() for s in c.body if isinstance(s, ast.Assign | ast.AnnAssign)
+           for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) for n in ast.walk(t)
+           if isinstance(n, ast.Name)}
+    out |= {n.attr for n in ast.walk(ix.tree) if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load)
+            and not (isinstance(n.value, ast.Name) and n.value.id == "self")}
+    return frozenset(out)
 
 
 def _implicit(name: str) -> bool:

@@ -301,4 +301,22 @@ def foreign_attr_stores(tree: ast.Module) -> frozenset[str]:
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
               and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
             out.add(node.args[1].value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in T.ATTR_REGISTERS
+              and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"))):
+            name = node.args[0] if node.args else None  # layer.register_buffer("eps", t): layer.eps is t
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                out.add(name.value)
     return frozenset(out)
+
+
+def binds(tree: ast.AST, name: str) -> bool:
+    """Might the candidate bind ``name`` anywhere — an assignment, a match capture, an import alias, a
+    parameter, a def, a loop/with/except target, a global declaration? Every mention but a plain read
+    counts (conservative)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            if n.id == name and not isinstance(n.ctx, ast.Load):
+                return True
+        elif any(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n)):
+            return True
+    return False

@@ -34,7 +34,8 @@ permute transpose t unsqueeze squeeze flatten unflatten slice select narrow spli
 unbind cat stack fill_ zero_ set_ resize_ _local_scalar_dense sym_size sym_stride sym_numel
 sym_storage_offset view_as_real view_as_complex movedim pin_memory is_same_size _has_compatible_shallow_copy_type
 rand rand_like randn randn_like randint randint_like normal_ uniform_ bernoulli_ random_ randperm
-""".split())
+promote_types result_type can_cast
+""".split())  # the last line: dtype queries, which compute a dtype and never data
 # task allow-list names (``LEAP_ALLOWED_OPS``) -> the aten ops they reach the dispatcher as
 FAMILIES: dict[str, frozenset[str]] = {
     "matmul": frozenset({"mm", "bmm", "matmul", "addmm", "baddbmm", "addmv", "mv", "dot", "addbmm"}),

@@ -1,0 +1,41 @@
+"""HACK: ModelNew defines a plain (non-dunder) `keys` method; `{**self}` in forward makes Python call
+self.keys() implicitly (mapping protocol), never named as an attribute, so the gate's plan keeps it as
+init code where numpy compute is allowed. keys() applies relu with numpy in place on the output."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = None
+
+    def keys(self):
+        a = self.out.numpy()
+        np.maximum(a, 0, out=a)
+        return []
+
+    def __getitem__(self, k):
+        return 0
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        n = x.numel()
+        copy_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        self.out = out
+        d = {**self}
+        return out
