@@ -95,3 +95,16 @@ def test_legitimate_styles_of_the_fifth_pass(name):
     if cls_body:
         src = src.replace("class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    " + cls_body)
     assert_ok(src)
+
+
+SELF_TEST = ("\nif __name__ == '__main__':\n    import os\n    torch.manual_seed(0)\n    x = torch.randn(8)\n"
+             "    torch.testing.assert_close(ModelNew()(x), torch.relu(x))\n    os.system('echo done')\n")
+
+
+def test_a_main_guard_self_test_block_is_not_checked_and_only_that_block():
+    base = triton_src(LAUNCH + "return out", extra="TABLE = []\n")
+    assert_ok(base + SELF_TEST)  # never runs under the judge, which imports the candidate as another module
+    runs = "\nif __name__ != '__main__':\n    TABLE.append(torch.relu(torch.ones(2)))\n"
+    assert_rejected(base + runs, "import_time_compute")  # this one does run
+    rebound = base.replace("TABLE = []\n", "TABLE = []\n__name__ = '__main__'\n") + SELF_TEST
+    assert not check_source(rebound, "triton").ok

@@ -222,7 +222,7 @@ class DataPath(ExprKinds, StmtKinds):
                 elif not isinstance(s, ast.Expr | ast.Pass):
                     self._stmt(s, inner)
             self.cur_cls = cls
-        elif isinstance(stmt, ast.If) and _main_guard(stmt.test) and not self.plan.rebinds_name:
+        elif isinstance(stmt, ast.If) and S.main_guard(stmt.test) and not self.plan.rebinds_name:
             self._body(stmt.orelse, env)
         elif not isinstance(stmt, ast.Import | ast.ImportFrom):
             self._stmt(stmt, env)
@@ -392,12 +392,6 @@ class DataPath(ExprKinds, StmtKinds):
 
 def _implicit(name: str) -> bool:
     return name != "__init__" and name.startswith("__") and name.endswith("__")
-
-
-def _main_guard(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__")
 
 
 def _class_attr_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:

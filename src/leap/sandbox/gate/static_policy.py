@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_index import ModuleIndex
 
 MAX_AUTOTUNE_CONFIGS = 64
@@ -100,6 +101,16 @@ class PolicyVisitor(ast.NodeVisitor):
         self.problems.append(Finding(rule, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), msg))
 
     # --- statements -------------------------------------------------------------------------------
+    def visit_If(self, node: ast.If) -> None:
+        """A module-level ``if __name__ == "__main__":`` body never runs under the judge (a self-test block
+        may use torch.testing, seeds, benchmarks): only its test and ``else`` are checked."""
+        if (isinstance(self.parents.get(id(node)), ast.Module) and S.main_guard(node.test)
+                and not S.binds(self.index.tree, "__name__")):
+            for child in [node.test, *node.orelse]:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
     def visit_Try(self, node: ast.AST) -> None:
         self.add(node, "try_except", "try/except is not allowed")
         self.generic_visit(node)

@@ -320,3 +320,11 @@ def binds(tree: ast.AST, name: str) -> bool:
         elif any(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n)):
             return True
     return False
+
+
+def main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``: its body never runs under the judge, which imports the candidate under
+    another name (unless the candidate binds ``__name__``: see `binds`)."""
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
