@@ -1,14 +1,12 @@
-"""The poison re-run: trial 0 runs twice over differently poisoned memory. Outputs that differ only as float
-atomics summing in another order do (both runs still match the reference) pass; an output that is right
-in one run and wrong in the other is refused as reading memory it did not write — with the bitwise check
-in the child (default) and in the judge."""
+"""The poison re-run: trial 0 runs twice over differently poisoned memory, and when the bits differ a third
+time under the first run's poison. A kernel that differs under the same poison too is nondeterministic
+(float atomics summing in another order): it passes when the poison re-run still matches the reference. A
+kernel whose bits follow the poison reads memory it did not write: refused, even within tolerance."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from sandbox_cases import kernels as K  # noqa: E402
@@ -21,18 +19,27 @@ SCALED = K.RELU.replace("def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):"
     "tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)", "tl.store(y_ptr + offs, tl.maximum(x, 0.0) * s, mask=mask)").replace(
     "        super().__init__()\n", "        super().__init__()\n        self.calls = 0\n").replace(
     "relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)",
-    "self.calls += 1\n        s = SECOND if self.calls == 2 else 1.0\n"
+    "self.calls += 1\n        s = SCALE[self.calls % 3]\n"
     "        relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, s, BLOCK=1024)")
-# the second call is trial 0's re-run: a last-bit difference (another summation order) or a wrong answer
-REORDERED = SCALED.replace("class ModelNew", "SECOND = 1.0000001\n\n\nclass ModelNew")
-WRONG_IN_RERUN = SCALED.replace("class ModelNew", "SECOND = 1.5\n\n\nclass ModelNew")
+# calls 1, 2, 3: trial 0, its poison re-run, the same-poison run: other last bits each time (like atomics) ...
+REORDERED = SCALED.replace("class ModelNew", "SCALE = (1.0000002, 1.0, 1.0000001)\n\n\nclass ModelNew")
+# ... or right, wrong in the poison re-run, right again (a result that follows the poison)
+WRONG_IN_RERUN = SCALED.replace("class ModelNew", "SCALE = (1.0, 1.0, 1.5)\n\n\nclass ModelNew")
 
 
-@pytest.mark.parametrize("child_checks", [True, False])
-def test_a_rerun_that_differs_in_the_last_bits_passes_and_a_wrong_one_does_not(child_checks):
+def test_nondeterministic_last_bits_pass_and_bits_that_follow_the_poison_do_not():
     relu = get_builtin("relu_fp32")
-    with Sandbox(SandboxConfig(workers=1, child_checks=child_checks), device="cpu") as sb:
+    with Sandbox(SandboxConfig(workers=1), device="cpu") as sb:
         v = sb.verify(relu, REORDERED)
         assert v.status == "ok", v.feedback
         w = sb.verify(relu, WRONG_IN_RERUN)
         assert w.status == "incorrect" and "reads memory it did not write" in w.feedback, w.feedback
+        u = sb.verify(relu, K.RELU_READS_UNINIT)  # hidden within tolerance, deterministic under one poison
+        assert u.status == "incorrect" and "did not write" in u.feedback, u.feedback
+
+
+def test_with_the_checks_in_the_judge_the_poison_rerun_stays_bitwise():
+    relu = get_builtin("relu_fp32")
+    with Sandbox(SandboxConfig(workers=1, child_checks=False), device="cpu") as sb:
+        assert sb.verify(relu, REORDERED).status == "incorrect"
+        assert sb.verify(relu, K.RELU).status == "ok"
