@@ -17,7 +17,7 @@ from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_callargs import CallArgs, bind, expand
-from leap.sandbox.gate.static_dataflow_lib import builtin, escape, library_call
+from leap.sandbox.gate.static_dataflow_lib import builtin, ctx_method, escape, extension_call, library_call
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import JIT_DECORATORS
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, SEQ, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
@@ -139,7 +139,7 @@ def call_value(dp: Analysis, e: ast.Call, fk: Kind, args: CallArgs, env) -> Kind
         dp.compute(e, name, f"calling a torch.nn layer ({name})")
         return TENSOR
     if t in (Tag.EXT, Tag.CPPEXT) and fk.arg:  # f = ext.fn; f(x)
-        return _extension_call(dp, e, t, fk.arg, args)
+        return extension_call(dp, e, t, fk.arg, args)
     if t is Tag.CALLABLE:  # analysed where defined (parameters unknown): what it returns, or its arguments' data
         for cid in fk.names:
             dp.sink.add(K.CALLS_CALLABLE + cid)
@@ -271,9 +271,9 @@ def super_call(dp: Analysis, e: ast.Call, attr: str, args: CallArgs, env) -> Kin
 def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) -> Kind:
     t = kb.tag
     if t in (Tag.EXT, Tag.CPPEXT):
-        return _extension_call(dp, e, t, attr, args)
+        return extension_call(dp, e, t, attr, args)
     if t is Tag.CTX:
-        return _ctx_method(dp, e, kb, attr, args)
+        return ctx_method(dp, e, kb, attr, args)
     if t is Tag.RAWMODULE and attr == "get_function":
         return K.RAWKERNEL
     if t is Tag.PROGRAM and attr == "compile":
@@ -469,36 +469,6 @@ def _size_args(dp: Analysis, e: ast.AST, attr: str, args: CallArgs) -> None:
         return
     if any(k.is_tensorish or k.has_data for k in args.kinds()):
         dp.compute(e, attr, f".{attr}() with a size, index or offset taken from a tensor or tensor data")
-
-
-def _extension_call(dp: Analysis, e: ast.Call, t: Tag, attr: str, args: CallArgs) -> Kind:
-    """A ``load_inline`` extension's function. With C++ sources only it is host code: whatever it is given
-    (tensors, or their ``data_ptr()`` as integers) it computes on the CPU. When the backend is Triton, any
-    extension call is work outside the Triton kernels the task asks for."""
-    if t is Tag.EXT:
-        dp.sink.add("cuda_inline")
-    if t is Tag.CPPEXT:
-        dp.compute(e, "cpp_extension", f"calling .{attr}() of a C++ extension without CUDA sources (host code: "
-                                       "it runs on the CPU, on tensors or on their data pointers)")
-    elif dp.backend == "triton":  # reported once a Triton kernel is found (else: no_kernel)
-        dp.compute(e, "cpp_extension", f"calling .{attr}() of a load_inline extension (the backend is triton: "
-                                       "the work must be in Triton kernels)", deferred=True)
-    return TENSOR
-
-
-_CTX_METHODS = frozenset({"save_for_backward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads",
-                          "save_for_forward"})
-
-
-def _ctx_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs) -> Kind:
-    """``ctx.save_for_backward(x)`` and the other bookkeeping of an autograd Function's ctx keep tensors for
-    backward (which never runs in the sandbox); any other method is not known."""
-    if attr in _CTX_METHODS:
-        return NONE
-    if args.tensor:
-        dp.unknown(e, f"method .{attr}() of an autograd ctx with tensor arguments")
-    escape(dp, args)
-    return UNKNOWN
 
 
 def _is_dtype(dp: Analysis, node: ast.AST) -> bool:

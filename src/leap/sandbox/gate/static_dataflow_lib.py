@@ -269,3 +269,32 @@ def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
     escape(dp, args)
     return K.tainted(UNKNOWN, ks)
 
+
+def extension_call(dp: Analysis, e: ast.Call, t: Tag, attr: str, args: CallArgs) -> Kind:
+    """A ``load_inline`` extension's function. With C++ sources only it is host code: whatever it is given
+    (tensors, or their ``data_ptr()`` as integers) it computes on the CPU. When the backend is Triton, any
+    extension call is work outside the Triton kernels the task asks for."""
+    if t is Tag.EXT:
+        dp.sink.add("cuda_inline")
+    if t is Tag.CPPEXT:
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a C++ extension without CUDA sources (host code: "
+                                       "it runs on the CPU, on tensors or on their data pointers)")
+    elif dp.backend == "triton":  # reported once a Triton kernel is found (else: no_kernel)
+        dp.compute(e, "cpp_extension", f"calling .{attr}() of a load_inline extension (the backend is triton: "
+                                       "the work must be in Triton kernels)", deferred=True)
+    return TENSOR
+
+
+_CTX_METHODS = frozenset({"save_for_backward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads",
+                          "save_for_forward"})
+
+
+def ctx_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs) -> Kind:
+    """``ctx.save_for_backward(x)`` and the other bookkeeping of an autograd Function's ctx keep tensors for
+    backward (which never runs in the sandbox); any other method is not known."""
+    if attr in _CTX_METHODS:
+        return NONE
+    if args.tensor:
+        dp.unknown(e, f"method .{attr}() of an autograd ctx with tensor arguments")
+    escape(dp, args)
+    return UNKNOWN
