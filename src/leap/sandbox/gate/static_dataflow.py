@@ -222,7 +222,7 @@ class DataPath(ExprKinds, StmtKinds):
                 elif not isinstance(s, ast.Expr | ast.Pass):
                     self._stmt(s, inner)
             self.cur_cls = cls
-        elif isinstance(stmt, ast.If) and S.main_guard(stmt.test) and not self.plan.rebinds_name:
+        elif id(stmt) in self.ix.unrun_main_guards:
             self._body(stmt.orelse, env)
         elif not isinstance(stmt, ast.Import | ast.ImportFrom):
             self._stmt(stmt, env)

@@ -71,7 +71,7 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
     if q == "dataclasses.field" and not args.pos and args.star is None and args.kwstar is None:
         fac = next((k.value for k in e.keywords if k.arg == "default_factory"), None)
         if isinstance(fac, ast.Name) and fac.id in ("list", "dict", "set", "tuple") and not S.binds(dp.ix.tree, fac.id):
-            return dp._kind(ast.List(elts=[], ctx=ast.Load()), {}, e)  # field(default_factory=list): empty
+            return K.items(K.UNSET)  # field(default_factory=list): an empty container
         if fac is None and "default" in args.kw:
             return args.kw["default"]
     ks = args.kinds()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 
+from leap.sandbox.gate import static_scopes as S
+
 JIT_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics", "triton.language.jit")
 
 
@@ -18,6 +20,9 @@ class ModuleIndex:
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.defined_names: set[str] = set()
+        # module-level `if __name__ == "__main__":` blocks: never run under the judge, unless __name__ is bound
+        self.unrun_main_guards: frozenset[int] = frozenset() if S.binds(tree, "__name__") else frozenset(
+            id(n) for n in tree.body if isinstance(n, ast.If) and S.main_guard(n.test))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:

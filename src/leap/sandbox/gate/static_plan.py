@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import sys
 
-from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_kinds import UNSET, Kind, merge
 from leap.sandbox.gate.static_scopes import foreign_attr_stores
@@ -91,7 +90,6 @@ class Plan:
         self.method_names = {k[1] for k in self.functions if k[0] is not None}
         self.library_named = {k for k in self.functions if k[0] is not None and self._library_method(*k)}
         self.generators = {k for k, fn in self.functions.items() if _is_generator(fn)}
-        self.rebinds_name = S.binds(ix.tree, "__name__")  # then `if __name__ == "__main__":` may run
         self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
         self.foreign_stores = foreign_attr_stores(ix.tree)
         self.class_stored = _class_stored(ix)

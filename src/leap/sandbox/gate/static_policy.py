@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
-from leap.sandbox.gate import static_scopes as S
 from leap.sandbox.gate.static_index import ModuleIndex
 
 MAX_AUTOTUNE_CONFIGS = 64
@@ -104,8 +103,7 @@ class PolicyVisitor(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         """A module-level ``if __name__ == "__main__":`` body never runs under the judge (a self-test block
         may use torch.testing, seeds, benchmarks): only its test and ``else`` are checked."""
-        if (isinstance(self.parents.get(id(node)), ast.Module) and S.main_guard(node.test)
-                and not S.binds(self.index.tree, "__name__")):
+        if id(node) in self.index.unrun_main_guards:
             for child in [node.test, *node.orelse]:
                 self.visit(child)
             return

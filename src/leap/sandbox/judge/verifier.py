@@ -217,6 +217,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
                   base: dict, received: dict | None = None) -> tuple[Verdict | None, J.Compared | None]:
     """Compare every trial: reference match, poison re-run bit-identity, inputs unchanged."""
     worst: J.Compared | None = None
+    tol = dict(dtype=task.dtype, rtol=task.rtol, atol=task.atol, tolerances=config.tolerances.model_dump())
     trials = result.get("trials") or []
     if len(trials) != len(prep.trials):
         return verdicts.runtime_error(base, compiled=True,
@@ -242,8 +243,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return verdicts.incorrect(base, trials=i,
                                       feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
                                                "the inputs' device)."), None
-        cmp = J.compare_outputs(ref, out, dtype=task.dtype, rtol=task.rtol, atol=task.atol,
-                                tolerances=config.tolerances.model_dump())
+        cmp = J.compare_outputs(ref, out, **tol)
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
         if not cmp.ok:
@@ -255,8 +255,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             # bits that follow the poison: a read of memory the kernel did not write. Unless the child saw the
             # kernel differ under the same poison too (float atomics summing in another order): then the
             # poison re-run must still match the reference
-            cmp_b = (J.compare_outputs(ref, out_b, dtype=task.dtype, rtol=task.rtol, atol=task.atol,
-                                       tolerances=config.tolerances.model_dump())
+            cmp_b = (J.compare_outputs(ref, out_b, **tol)
                      if out_b is not None and rec.get("nondeterministic") is True else None)
             if cmp_b is None or not cmp_b.ok:
                 return verdicts.incorrect(base, trials=i,
