@@ -3,6 +3,7 @@ same GPU, and work on a side stream is still flagged. Run: pytest -q -m gpu test
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -27,16 +28,44 @@ while time.time() < end:
 """
 
 
+# like a small model generating token by token: thousands of tiny kernels a second from Python, CPU-bound,
+# in several processes, so the host is busy too (2026-12-03: a 0.5B `leap eval` on the same H200 turned
+# correct Triton kernels of ~13-180 us into "work outside the measured stream" refusals on the host clock)
+LAUNCHER = """
+import sys, time, torch
+x = torch.randn(896, device="cuda")
+w = torch.randn(896, 896, device="cuda")
+print("ready", flush=True)
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    for _ in range(64):
+        x = torch.tanh(w @ x) * 0.5 + x.sin() * 0.1
+    x.sum().item()
+"""
+
+
+def _load(script: str, procs: int):
+    started = [subprocess.Popen([sys.executable, "-c", script, "600"], stdout=subprocess.PIPE, text=True)
+               for _ in range(procs)]
+    try:
+        for proc in started:
+            assert proc.stdout.readline().strip() == "ready"
+        time.sleep(1.0)
+        yield started
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture
 def loaded_gpu():
-    proc = subprocess.Popen([sys.executable, "-c", LOADER, "600"], stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(1.0)
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
+    yield from _load(LOADER, 1)
+
+
+@pytest.fixture
+def launch_loaded_gpu():
+    yield from _load(LAUNCHER, max(2, (os.cpu_count() or 4) // 2))
 
 
 CFG = {"warmup": 5, "samples": 30, "flush_l2": True, "host_tolerance": 0.10, "host_slack_us": 100.0}
@@ -77,6 +106,8 @@ def test_probe_window_numbers_are_plausible():
     print(win, long)
     assert long["probe_reps"] > 1 and 300.0 <= long["probe_event_us"] <= 1200.0
     assert long["probe_batch_us"] >= long["probe_event_us"] * 0.5
+    # quiet GPU: a device-wide synchronize after the measured stream finished returns almost at once
+    assert 0 <= win["tail_us"] < 100 and 0 <= long["probe_tail_us"] < 100, (win, long)
 
 
 def test_builtin_solutions_verify_while_another_process_loads_the_gpu(loaded_gpu):
@@ -88,3 +119,23 @@ def test_builtin_solutions_verify_while_another_process_loads_the_gpu(loaded_gpu
     verdicts = dict(verify_many(pairs, device="cuda"))
     bad = {pairs[i][0].name: (v.status, v.feedback, v.detail) for i, v in verdicts.items() if v.status != "ok"}
     assert not bad, bad
+
+
+def test_correct_kernels_are_not_flagged_while_many_processes_launch_small_kernels(launch_loaded_gpu):
+    """The legit corpus cases that the real model's load turned into refusals on 2026-12-03 (launch overhead
+    on a busy CPU counted as hidden work), timed under a launch-heavy load."""
+    from leap.sandbox import Sandbox, SandboxConfig
+    from leap.sandbox.corpus import case_task, load_corpus
+
+    names = {"legit/gate_dataclass_field_factory", "legit/gate_dispatch_dict", "legit/gate_clone_and_copy",
+             "legit/bf16_arith_no_upcast", "legit/gate_autograd_function_ctx"}
+    cases = [c for c in load_corpus() if c.id in names]
+    assert len(cases) == len(names)
+    with Sandbox(SandboxConfig(run_timeout_s=60), device="cuda") as sb:
+        got = {c.id: sb.verify(case_task(c), c.source, device="cuda") for c in cases}
+    bad = {k: (v.status, v.feedback, v.detail) for k, v in got.items() if v.status != "ok"}
+    assert not bad, bad
+    x = torch.randn(1 << 20, device="cuda")
+    out = child_timing.measure(torch.relu, [x], CFG)
+    print(out.get("median_us"), out.get("host_us"), out.get("tail_us"), out.get("host_check"))
+    assert out["host_agrees"], out

@@ -1,5 +1,5 @@
 """The verdict of a correct candidate from its GPU timing (`verifier.timed_verdict`), on recorded numbers:
-speedups, and the three reasons a correct result is still refused — the host clock saw work outside the
+speedups, and the three reasons a correct result is still refused — work outlasted the
 measured stream, device data was copied to the host, or most GPU time was outside custom kernels."""
 
 from __future__ import annotations
@@ -38,12 +38,20 @@ def test_little_custom_kernel_time_is_refused():
 
 
 def test_work_outside_the_measured_stream_is_refused_with_the_windows_in_the_detail():
-    window = {"action": "flag", "reason": "host excess the same-window probe does not show", "event_us": 50.0,
-              "host_us": 9000.0, "host_batch_us": 8800.0, "probe_event_us": 48.0, "probe_host_us": 60.0,
-              "probe_batch_us": 50.0, "probe_reps": 3, "other_gpu_processes": 1}
-    v = verdict(host_us=9000.0, host_agrees=False, host_check={"action": "flag", "windows": [window]})
+    window = {"action": "flag", "reason": "work outlasts the measured stream", "event_us": 50.0,
+              "tail_us": 9000.0, "tail_batch_us": 88000.0, "probe_event_us": 48.0, "probe_tail_us": 6.0,
+              "host_us": 9050.0, "probe_reps": 3, "other_gpu_processes": 1}
+    v = verdict(tail_us=9000.0, host_agrees=False, host_check={"action": "flag", "windows": [window]})
     assert v.status == "rejected" and "outside the measured stream" in v.feedback
-    assert "flag: host excess" in v.detail and "probe_host_us 60.0" in v.detail and "probe x3" in v.detail
+    assert "flag: work outlasts" in v.detail and "probe_tail_us 6.0" in v.detail and "probe x3" in v.detail
+
+
+def test_the_judge_rechecks_the_tail_but_not_the_plain_host_clock():
+    # a busy CPU makes the host clock per call far longer than the events: not a refusal reason by itself
+    assert verdict(kernel_fraction=0.9, host_us=2000.0, tail_us=8.0).status == "ok"
+    # a tail beyond tolerance that the child did not cross-check is refused by the judge itself
+    v = verdict(kernel_fraction=0.9, tail_us=900.0)
+    assert v.status == "rejected" and "900.0 us after the measured stream" in v.detail
 
 
 def test_host_copy_bytes_sums_the_device_to_host_copies_of_a_trace():

@@ -60,8 +60,10 @@ class SandboxConfig(BaseModel):
     flush_l2: bool = True
     compile_pass: bool = Field(True, description="GPU: compile a Triton candidate's kernels (one forward, no "
                                "launch) before its trials take the GPU, so compiling never holds up timing")
-    host_clock_tolerance: float = Field(0.10, gt=0, description="events vs host-clock median agreement")
-    host_clock_slack_us: float = Field(100.0, ge=0, description="launch/sync overhead allowed on the host clock")
+    host_clock_tolerance: float = Field(0.10, gt=0, description="tail allowed after the measured stream, as a fraction of its "
+                                        "event time (work outlasting it is hidden work)")
+    host_clock_slack_us: float = Field(100.0, ge=0, description="tail allowed on top (microseconds): the driver's "
+                                       "synchronize latency")
     # execution
     workers: int = Field(0, ge=0, description="concurrent candidate children (0 = auto)")
     prewarm: int = Field(-1, ge=-1, description="idle pre-forked children kept ready (-1 = workers)")

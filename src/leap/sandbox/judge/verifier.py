@@ -304,13 +304,14 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     eager, comp = ref_times
     extra = dict(trials=n_trials, max_abs_error=cmp.max_abs_error if cmp else None,
                  max_rel_error=cmp.max_rel_error if cmp else None)
-    host = timing.get("host_us")
-    disagree = timing.get("host_agrees") is False or ("host_check" not in timing and (  # checked under load
-        host and rt > 0 and host > rt * (1 + config.host_clock_tolerance) + config.host_clock_slack_us))
+    tail = timing.get("tail_us")
+    disagree = timing.get("host_agrees") is False or ("host_check" not in timing and tail is not None and (  # re-checked
+        tail > rt * config.host_clock_tolerance + config.host_clock_slack_us))
     if disagree:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
                                  feedback="Timing is inconsistent: work appears to run outside the measured stream.",
-                                 detail=f"events {rt:.1f} us vs host {host:.1f} us" + _windows(timing))
+                                 detail=f"events {rt:.1f} us; a device-wide synchronize still waited "
+                                        f"{tail or 0.0:.1f} us after the measured stream" + _windows(timing))
     host_bytes = timing.get("host_copy_bytes")
     if host_bytes and config.max_host_copy_bytes is not None and host_bytes > config.max_host_copy_bytes:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
@@ -339,11 +340,12 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
 
 
 def _windows(timing: dict) -> str:
-    """The host-clock cross-check's windows in one line each (what the probe saw beside the candidate)."""
+    """The timing cross-check's windows in one line each (what the probe saw beside the candidate)."""
     lines = []
     for w in (timing.get("host_check") or {}).get("windows", []):
-        nums = ", ".join(f"{k} {w[k]:.1f}" for k in ("event_us", "host_us", "host_batch_us", "probe_event_us",
-                                                        "probe_host_us", "probe_batch_us") if w.get(k) is not None)
+        nums = ", ".join(f"{k} {w[k]:.1f}" for k in ("event_us", "tail_us", "tail_batch_us", "probe_event_us",
+                                                        "probe_tail_us", "probe_tail_batch_us", "host_us",
+                                                        "probe_host_us") if w.get(k) is not None)
         lines.append(f"\n{w.get('action')}: {w.get('reason')} ({nums}; probe x{w.get('probe_reps', '?')}, "
                      f"GPU processes {w.get('other_gpu_processes')})")
     return "".join(lines)

@@ -33,6 +33,7 @@ from leap.sandbox.worker import interpreter_bf16 as _bf16
 from leap.sandbox.worker import interpreter_libdevice as _libdevice
 from leap.sandbox.worker.child_env import isolate, match_triton_mode, redirect_load_inline, setup_env
 from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
+from leap.sandbox.worker.poison import poison as _poison
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
     from leap.sandbox.worker import detectors as _D
@@ -46,21 +47,15 @@ _dumps = json.dumps
 _exit = os._exit
 _getppid = os.getppid
 _sha = hashlib.sha256
-_full = torch.full
 _empty = torch.empty
 _sync = torch.cuda.synchronize
 _equal = torch.equal
 _to = torch.Tensor.to
 _unlink = os.unlink
-_empty_cache = torch.cuda.empty_cache
-_mem_get_info = torch.cuda.mem_get_info
 _Tensor = torch.Tensor
 _uint8 = torch.uint8
 _ipc_receive = _ipc.receive
 _Exported = _ipc.Exported
-POISONS = (float("nan"), -7.0)  # GPU: values filled into a freed caching-allocator block
-CPU_POISON_BYTES = (0xFE, 0x41)  # CPU: glibc malloc fills every new block with this byte
-M_MMAP_THRESHOLD, M_PERTURB = -3, -6
 
 
 class CandidateError(Exception):
@@ -240,7 +235,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                 inputs = rot.bind(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
             tick = _add(stages, "run_inputs", tick)
-            _poison(device, settings["poison_bytes"], POISONS[r % 2], r % 2)
+            _poison(device, settings["poison_bytes"], r % 2)
             tick = _add(stages, "run_poison", tick)
             if guard is not None:
                 armed += 1  # the harness's own arm calls, checked against the guard's count
@@ -422,32 +417,6 @@ def _emit(conn, job: Job | dict, key: str, out, path: str):
         return {"ipc_key": key}
     _save(_to_cpu(out), path)
     return path
-
-
-def _poison(device: str, nbytes: int, value: float, run: int = 0) -> None:
-    """GPU: fill a big block with poison and free it, so the caching allocator hands it to the candidate.
-    CPU: make glibc fill every newly allocated block with a poison byte (``M_PERTURB``) and keep blocks up
-    to 32 MiB on the heap, where the fill applies."""
-    if nbytes <= 0:
-        return
-    if device == "cpu":
-        _mallopt(M_MMAP_THRESHOLD, 32 << 20)
-        _mallopt(M_PERTURB, CPU_POISON_BYTES[run % 2] ^ 0xFF)
-        return
-    _empty_cache()  # free cached blocks (earlier runs' data) so new allocations come from the poison
-    free, _ = _mem_get_info()
-    nbytes = min(nbytes, free // 2)
-    block = _full((nbytes // 4,), value, dtype=torch.float32, device=device)
-    del block  # stays cached; the caching allocator splits it for the candidate's allocations
-
-
-def _mallopt(param: int, value: int) -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).mallopt(ctypes.c_int(param), ctypes.c_int(value))
-    except (OSError, AttributeError):  # not glibc: no CPU poisoning
-        pass
 
 
 def _bits_equal(a, b) -> bool:

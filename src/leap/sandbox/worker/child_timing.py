@@ -19,6 +19,9 @@ except ImportError:  # not there yet: the fallback below
     judge_timing = None
 from leap.sandbox.worker.host_check import Window, decide
 
+WINDOW_KEYS = ("tail_us", "tail_batch_us", "probe_event_us", "probe_tail_us", "probe_tail_batch_us", "host_us",
+               "host_batch_us", "probe_host_us", "probe_batch_us")
+
 try:
     from leap.sandbox.worker import kernel_fraction as judge_kf
 except ImportError:
@@ -89,23 +92,22 @@ def measure(model, inputs, cfg: dict) -> dict:
 
 
 def _cross_check(model, inputs, out: dict, timed, tol: float, slack: float, attempts: int) -> dict:
-    """The host clock disagreed with the events: load on the GPU, or work outside the measured stream?
+    """Work outlasted the measured stream: load on the machine, or work outside the measured stream?
     Re-look with a same-window probe (`leap.sandbox.worker.host_check.decide`), re-timing while in doubt. The
     returned timing carries ``host_check`` (every window's decision) and ``host_agrees`` = not flagged."""
     windows = []
     for attempt in range(max(1, attempts)):
         win = judge_timing.probe_window(model, inputs, target_us=float(out["median_us"]))
-        w = Window(event_us=float(out["median_us"]), host_us=win["host_us"], host_batch_us=win["host_batch_us"],
-                   probe_event_us=win["probe_event_us"], probe_host_us=win["probe_host_us"],
-                   probe_batch_us=win["probe_batch_us"], other_gpu_processes=judge_timing.gpu_process_count())
+        w = Window(event_us=float(out["median_us"]), **{k: win[k] for k in WINDOW_KEYS},
+                   other_gpu_processes=judge_timing.gpu_process_count())
         d = decide(w, attempt=attempt, max_attempts=attempts, tolerance=tol, slack_us=slack)
         windows.append({**d.to_dict(), **asdict(w), "probe_reps": win["probe_reps"],
-                        "timed_host_us": out.get("host_us"), "timed_host_batch_us": out.get("host_batch_us")})
+                        "timed_tail_us": out.get("tail_us"), "timed_tail_batch_us": out.get("tail_batch_us")})
         if d.action != "retime":
             break
         out = timed()
         if out.get("host_agrees") is not False:
-            windows.append({"action": "ok", "reason": "re-timed: host clock agrees with the events"})
+            windows.append({"action": "ok", "reason": "re-timed: no work outlasts the measured stream"})
             break
     out["host_check"] = {"action": windows[-1]["action"], "windows": windows}
     out["host_agrees"] = windows[-1]["action"] != "flag"

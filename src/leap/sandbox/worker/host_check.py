@@ -1,16 +1,16 @@
-"""The host-clock cross-check's decision: other load on the GPU, or work outside the measured stream?
+"""The timing cross-check's decision: other load on the GPU, or work outside the measured stream?
 
-The events see only the measured stream; a device-wide synchronize on the host clock sees everything the
-candidate queued, so host time far above the events means hidden work (side streams). But other load on
-the same GPU (another process's context time-slicing with ours, a busy host) also adds host time on
-every synchronize while the events, recorded when our context runs, do not see it. To tell the two
-apart the child times a *probe* in the same window: plain work on the measured stream as long as the
-candidate's event time, timed the same ways (per call and in a back-to-back batch). Load delays the probe
-as much as the candidate; hidden work delays only the candidate.
+The events see only the measured stream; a device-wide synchronize sees everything the candidate
+queued. The signal is the *tail* (`leap.sandbox.worker.timing`): how long that synchronize still waits
+once the measured stream's end event has completed. Hidden work that outlasts the measured stream shows
+there. Unlike the plain host clock, the tail does not grow with the candidate's launch overhead on a busy
+CPU or with another context's time slices on the GPU, which delay the end event too; what is left of load
+(a descheduled thread, a slow driver call) shows in the tail of a *probe*: plain work on the measured
+stream as long as the candidate, timed in the same window.
 
 `decide` is pure (numbers in, action out) and never rejects in doubt: the first trip is always re-timed,
-excess that the probe's excess explains is re-timed and finally accepted, and only excess that the
-same-window probe does not explain, seen on two windows, is flagged.
+a tail that the probe's tail explains is re-timed and finally accepted, and only a tail that the
+same-window probe does not show, seen on two windows, is flagged.
 """
 
 from __future__ import annotations
@@ -19,19 +19,23 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 Action = Literal["ok", "retime", "flag"]
-EXPLAIN_FACTOR = 2.0  # candidate excess up to this many times the probe's excess counts as load
+EXPLAIN_FACTOR = 2.0  # a candidate tail excess up to this many times the probe's counts as load
 
 
 @dataclass(frozen=True)
 class Window:
-    """One timing window, microseconds per call. ``probe_*``: the probe timed in the same window, per call
-    and per call of a batch (None: not measured); ``other_gpu_processes``: other processes NVML sees on the
-    device (None: unknown; recorded for the report, the probe decides)."""
+    """One timing window, microseconds. ``tail_us``: the candidate's median tail per call; ``tail_batch_us``:
+    after a back-to-back batch; ``probe_*``: the probe in the same window (None: not measured). Host-clock
+    times and ``other_gpu_processes`` (what NVML sees on the device) are recorded for the report only."""
 
     event_us: float
-    host_us: float | None
-    host_batch_us: float | None = None
+    tail_us: float | None
+    tail_batch_us: float | None = None
     probe_event_us: float | None = None
+    probe_tail_us: float | None = None
+    probe_tail_batch_us: float | None = None
+    host_us: float | None = None
+    host_batch_us: float | None = None
     probe_host_us: float | None = None
     probe_batch_us: float | None = None
     other_gpu_processes: int | None = None
@@ -48,29 +52,29 @@ class Decision:
         return asdict(self)
 
 
-def excess_us(event_us: float, host_us: float | None, tolerance: float, slack_us: float) -> float:
-    """Host time beyond what the events allow (``event * (1 + tol) + slack``); <= 0 when they agree."""
-    if host_us is None:
+def excess_us(event_us: float, tail_us: float | None, tolerance: float, slack_us: float) -> float:
+    """Tail beyond what the events allow (``event * tol + slack``); <= 0 when it fits."""
+    if tail_us is None:
         return 0.0
-    return host_us - (event_us * (1.0 + tolerance) + slack_us)
+    return tail_us - (event_us * tolerance + slack_us)
 
 
 def decide(w: Window, *, attempt: int, max_attempts: int = 3, tolerance: float = 0.10,
            slack_us: float = 100.0) -> Decision:
     """What to do with window number ``attempt`` (0-based) of at most ``max_attempts``."""
-    exc = max(excess_us(w.event_us, w.host_us, tolerance, slack_us),
-              excess_us(w.event_us, w.host_batch_us, tolerance, slack_us))
+    exc = max(excess_us(w.event_us, w.tail_us, tolerance, slack_us),
+              excess_us(w.event_us, w.tail_batch_us, tolerance, slack_us))
     if exc <= 0:
-        return Decision("ok", "host clock agrees with the events", exc)
+        return Decision("ok", "no work outlasts the measured stream", exc)
     last = attempt >= max_attempts - 1
-    if w.probe_event_us is None or w.probe_host_us is None:  # nothing to compare against: never reject
-        return Decision("ok" if last else "retime", "no probe; host excess not attributable", exc)
-    p_exc = max(excess_us(w.probe_event_us, h, tolerance, slack_us)
-                for h in (w.probe_host_us, w.probe_batch_us) if h is not None)
+    if w.probe_event_us is None or w.probe_tail_us is None:  # nothing to compare against: never reject
+        return Decision("ok" if last else "retime", "no probe; tail not attributable", exc)
+    p_exc = max(excess_us(w.probe_event_us, t, tolerance, slack_us)
+                for t in (w.probe_tail_us, w.probe_tail_batch_us) if t is not None)
     if p_exc > 0 and exc <= EXPLAIN_FACTOR * p_exc:
-        why = "other load on the GPU: the probe kernel shows the same host excess"
+        why = "load on the machine: the probe kernel shows the same tail"
         return Decision("ok" if last else "retime", why, exc, p_exc)
     if attempt == 0 or (p_exc > 0 and not last):  # a burst of load may have hit only the candidate
-        return Decision("retime", "host excess not explained by the probe; re-timing", exc, p_exc)
-    return Decision("flag", "host excess the same-window probe does not show: work outside the measured "
-                    "stream", exc, p_exc)
+        return Decision("retime", "tail not explained by the probe; re-timing", exc, p_exc)
+    return Decision("flag", "work outlasts the measured stream and the same-window probe shows no such tail",
+                    exc, p_exc)
