@@ -76,7 +76,6 @@ def test_any_sampled_chain_renders_a_parsable_task(seed):
     assert task.dtype == chain.dtype and task.difficulty == chain.difficulty()
     assert chain_from_source(task.source) == chain
     assert op_signature(task.source)
-    sol = render_solution(chain)
-    assert (sol is None) == chain.has_linear
-    if sol:
-        compile(sol, "solution", "exec")
+    sol = render_solution(chain)  # every sampled chain is covered, linear ones too
+    assert sol is not None
+    compile(sol, "solution", "exec")

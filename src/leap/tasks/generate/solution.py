@@ -1,13 +1,18 @@
 """Template Triton solutions for generated chains: one program per row computes the whole chain in fp32
 (loads cast up, one store cast down), so the CPU interpreter's bf16 quirks never matter.
 
-Covered: chains without a linear layer (elementwise, broadcast operands, row ops, final reductions).
+Covered: elementwise ops, broadcast operands, row ops and final reductions, after an optional leading
+linear layer: either the task's allowed ``nn.Linear`` computes the GEMM and the kernels the rest, or (for
+elementwise epilogues) one tiled ``tl.dot`` kernel does it all (`leap.tasks.generate.solution_gemm`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from leap.tasks.generate.grammar import BINARY, TORCH_DTYPE, UNARY, UNARY_POSITIVE, Chain, Op
 from leap.tasks.generate.render import _fill, _init_lines, _operands
+from leap.tasks.generate.solution_gemm import gemm_kernel, operand_2d
 
 HELPERS = '''
 @triton.jit
@@ -53,14 +58,23 @@ REDUCE_TRITON = {
 }
 
 
+def epilogue(chain: Chain) -> Chain:
+    """The chain after its leading linear layer (the chain itself when it has none)."""
+    return replace(chain, ops=chain.ops[1:]) if chain.ops and chain.ops[0].kind == "linear" else chain
+
+
 def covered(chain: Chain) -> bool:
-    return not chain.has_linear and all(op.kind in ("unary", "binary", "rowop", "reduce") for op in chain.ops)
+    rest = epilogue(chain)
+    return bool(rest.ops) and all(op.kind in ("unary", "binary", "rowop", "reduce") for op in rest.ops)
 
 
 STYLES = ("rows", "rows_named", "stride", "flat", "flat_hinted")
+GEMM_STYLE = "gemm_tiled"  # linear chains with an elementwise epilogue: the GEMM and the chain in one kernel
 
 
 def _load(name: str, kind: str, style: str = "rows") -> str:
+    if style == GEMM_STYLE:
+        return operand_2d(name, kind)
     if style.startswith("flat"):  # one flat index per element; broadcast operands by column / row index
         idx = {"full": "offs", "row": "offs % n_cols", "param": "offs % n_cols", "col": "offs // n_cols"}[kind]
         return f"tl.load({name}_ptr + {idx}, mask=mask, other=0.0).to(tl.float32)"
@@ -81,11 +95,12 @@ def _op_lines(op: Op, operand: str) -> list[str]:
 
 
 def styles_for(chain: Chain) -> tuple[str, ...]:
-    """The kernel shapes that can compute ``chain``: flat 1D blocks only for purely elementwise chains."""
+    """The kernel shapes that can compute ``chain``: flat 1D blocks only for purely elementwise chains (after
+    the linear layer, if any); the fused GEMM first for linear chains with an elementwise epilogue."""
     if not covered(chain):
         return ()
-    if all(op.kind in ("unary", "binary") for op in chain.ops):
-        return STYLES
+    if all(op.kind in ("unary", "binary") for op in epilogue(chain).ops):
+        return ((GEMM_STYLE,) if chain.has_linear else ()) + STYLES
     return tuple(s for s in STYLES if not s.startswith("flat"))
 
 
@@ -102,14 +117,16 @@ def _rename(lines: list[str], names: dict[str, str]) -> list[str]:
 
 def _body(chain: Chain, operands, style: str) -> list[str]:
     k_of = {i: k for k, (i, _, _) in enumerate(operands)}
-    body = [f"h = {_load('x', 'full', style)}"]
+    body = [] if style == GEMM_STYLE else [f"h = {_load('x', 'full', style)}"]
     for i, op in enumerate(chain.ops):
         operand = ""
         if op.kind == "binary":
             operand = f"o{k_of[i]}"
             body.append(f"{operand} = {_load(operand, op.operand, style)}")
         body += _op_lines(op, operand)
-    if style.startswith("flat"):
+    if style == GEMM_STYLE:
+        body.append("tl.store(out_ptr + rm[:, None] * N + rn[None, :], h.to(out_ptr.dtype.element_ty), mask=mask)")
+    elif style.startswith("flat"):
         body.append("tl.store(out_ptr + offs, h.to(out_ptr.dtype.element_ty), mask=mask)")
     elif chain.reduced:
         body.append("tl.store(out_ptr + row, r.to(out_ptr.dtype.element_ty))")
@@ -123,6 +140,8 @@ def _kernel(chain: Chain, operands, ptrs: list[str], style: str, variant: int) -
     args = ", ".join(f"{p}_ptr" for p in ptrs)
     body = _body(chain, operands, style)
     call = ", ".join(["x"] + [f"{n}.contiguous()" for _, _, n in operands])
+    if style == GEMM_STYLE:
+        return gemm_kernel(args, body, call, chain.dtype, variant)
     if style.startswith("flat"):
         block = (256, 512, 1024, 2048)[variant % 4]
         warps = (2, 4, 4, 8)[variant % 4]
@@ -165,26 +184,34 @@ def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
     ``variant`` varies block sizes, grid sizes and warps within a style."""
     if style not in styles_for(chain):
         return None
+    full, chain = chain, epilogue(chain)
+    gemm = full.has_linear
     operands = _operands(chain)
     if operand_names is not None:
         operands = [(i, op, name) for (i, op, _), name in zip(operands, operand_names, strict=True)]
     ptrs = ["x"] + [f"o{k}" for k in range(len(operands))]
     kernel, launch = _kernel(chain, operands, ptrs, style, variant)
-    init_args, init_body = init if init is not None else _init_lines(chain)[:2]
+    init_args, init_body = init if init is not None else _init_lines(full)[:2]
     args = ["x"] + [n for _, _, n in operands if not n.startswith("self.")]
     out_shape = "x.shape[:-1]" if chain.reduced else "x.shape"
     doc = {"rows": "one program per row computes the whole chain in fp32",
            "rows_named": "one program per row, the chain in fp32 registers",
            "stride": "a fixed grid of programs loops over the rows, the chain in fp32",
            "flat": "flat 1D blocks over all elements, the chain in fp32, masked tail",
-           "flat_hinted": "flat 1D blocks with contiguity hints for vectorised loads, fp32 math"}[style]
+           "flat_hinted": "flat 1D blocks with contiguity hints for vectorised loads, fp32 math",
+           GEMM_STYLE: "a tiled tl.dot GEMM whose fp32 tile gets the bias and the whole chain before one store"}[style]
+    prep = ["        x = x.contiguous()", "        n_cols = x.shape[-1]", "        rows = x.numel() // n_cols"]
+    if style == GEMM_STYLE:
+        out_shape, prep = "(*x.shape[:-1], self.fc.out_features)", ["        x = x.contiguous()"]
+    elif gemm:  # the task allows linear: its nn.Linear does the GEMM, the kernel the rest
+        doc += "; the GEMM is the task's allowed nn.Linear"
+        prep = ["        x = self.fc(x).contiguous()", *prep[1:]]
     lines = [f'"""Fused Triton kernel: {doc}."""',
              "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", "",
              f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", HELPERS, "", *kernel, "", "",
              "class ModelNew(nn.Module):", f"    def __init__(self{', ' + init_args if init_args else ''}):",
              "        super().__init__()", *[f"        {ln}" for ln in init_body], "",
-             f"    def forward(self, {', '.join(args)}):", "        x = x.contiguous()",
-             "        n_cols = x.shape[-1]", "        rows = x.numel() // n_cols",
+             f"    def forward(self, {', '.join(args)}):", *prep,
              f"        out = torch.empty({out_shape}, dtype=x.dtype, device=x.device)",
              *launch, "        return out", ""]
     return "\n".join(lines)
