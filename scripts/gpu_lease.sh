@@ -12,6 +12,8 @@
 #   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
 #                                        # `leap eval` generates on the same GPU (the shared-GPU run)
+#   LOADED_KB=1 KB_KERNELS=triton bash scripts/gpu_lease.sh loaded  # carry .whl .kb; 19 `piece` calls: the same,
+#                                        # the 1.5B's load being KernelBench level 1 first (issue 14's run)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
 # gpu-marked test while the model chains generate on the same GPU (the shared-GPU run).
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
@@ -113,14 +115,20 @@ gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer
 chain_loaded() {  # the model generating (`leap eval`, over and over) while the sandbox chain runs beside it
   env_here
   wait_for "$M/.ready" 900 || { echo "no model"; touch "$W/out/S.done" "$W/out/L.done"; return; }
-  local n=0
-  (while [ ! -f "$W/out/S.done" ]; do n=$((n + 1))
+  local n=0 k secs
+  # LOADED_KB=1: the generating model's first work is KernelBench level 1 (KB_KERNELS, one after the other;
+  # correctness is what counts there, its speedups are measured on a shared GPU), then the builtin evals
+  (if [ -n "${LOADED_KB:-}" ]; then for k in $KB_KERNELS; do
+     [ "$k" = triton ] && secs=$KB_TRITON_S || secs=$KB_CUDA_S
+     [ -f "$W/out/S.done" ] || kb_eval "$k" "$secs"; done; fi
+   while [ ! -f "$W/out/S.done" ]; do n=$((n + 1))
      stage "eval_loaded_$n" 900 leap eval --model "$M" --backend hf --cache static --tasks builtin:eval --samples 4 \
        --turns 3 --tasks-per-batch 20 --max-new-tokens 1024 --temperature 0.7 --device cuda --out "$W/out/eval_loaded_$n"
    done) > "$W/out/logs/L_eval.log" 2>&1 &
   local evals=$!
-  sleep 60  # the first generation batch is under way before the tests start
+  sleep "${LOADED_SLEEP:-30}"  # the first generation batch is under way before the tests start
   nvidia-smi > "$W/out/sandbox/nvidia_smi_loaded.txt" 2>&1
+  (for t in 5 10 15; do sleep 300; nvidia-smi > "$W/out/sandbox/nvidia_smi_loaded_${t}min.txt" 2>&1; done) &
   SB_TP=0 chain_sandbox
   kill "$evals" 2>/dev/null; pkill -f "leap eval --model $M"; pkill -f "leap.cli.main eval --model $M"
   touch "$W/out/L.done"

@@ -8,7 +8,7 @@ allocations are served best-fit from *any* free block, and the outputs of earlie
 bitwise comparison pin parts of earlier segments, whose free remainders still hold the earlier run's
 poison (2026-12-03 on an H200: a kernel adding a tiny term where uninitialised memory was negative got
 `ok`, because its re-run under run 0's poison drew a block left from run 1's). So: free the cache, reserve
-a big block (so new allocations come from poisoned memory too), then write the poison's 32-bit pattern
+a big block and some small-pool segments (so new allocations come from poisoned memory too), then write the poison's 32-bit pattern
 over every inactive block of every segment through the driver (`cuMemsetD32`). Without the driver
 library, only the big block is filled (the earlier behaviour).
 CPU: glibc fills every newly allocated block with a poison byte (``M_PERTURB``) and keeps blocks up to
@@ -25,6 +25,7 @@ import torch
 POISONS = (float("nan"), -7.0)  # GPU: float32 values whose bit patterns fill free memory
 CPU_POISON_BYTES = (0xFE, 0x41)  # CPU: glibc malloc fills every new block with this byte
 M_MMAP_THRESHOLD, M_PERTURB = -3, -6
+SMALL_BYTES, SMALL_BLOCKS = 1 << 20, 16  # 16 MiB of the allocator's small pool, poisoned with the rest
 
 _full = torch.full
 _empty = torch.empty
@@ -65,13 +66,18 @@ def poison(device: str, nbytes: int, run: int = 0) -> int:
     _empty_cache()  # free cached blocks (earlier runs' data) so new allocations come from the poison
     free, _ = _mem_get_info()
     nbytes = min(nbytes, free // 2)
-    if _memset32 is None:
-        block = _full((nbytes // 4,), value, dtype=_float32, device=device)
-        del block  # stays cached; the caching allocator splits it for the candidate's allocations
-        return nbytes
-    block = _empty((nbytes // 4,), dtype=_float32, device=device)
-    del block
-    return fill_free_blocks(pattern(value))
+    if _memset32 is not None:
+        block = _empty((nbytes // 4,), dtype=_float32, device=device)
+        # and segments of the small pool (allocations up to 1 MiB come from 2 MiB segments of their own)
+        small = [_empty((SMALL_BYTES // 4,), dtype=_float32, device=device) for _ in range(SMALL_BLOCKS)]
+        del block, small
+        try:
+            return fill_free_blocks(pattern(value))
+        except RuntimeError:  # the driver refused a block (an allocator layout not foreseen): the fresh block
+            pass
+    block = _full((nbytes // 4,), value, dtype=_float32, device=device)
+    del block  # stays cached; the caching allocator splits it for the candidate's allocations
+    return nbytes
 
 
 def fill_free_blocks(bits: int) -> int:
