@@ -111,8 +111,9 @@ class TemplateStats:
 
 def _style_of(src: str) -> str:
     first = src.splitlines()[0] if src else ""
-    for key, style in (("fixed grid", "stride"), ("contiguity", "flat_hinted"), ("flat 1D", "flat"),
-                       ("registers", "rows_named")):
+    for key, style in (("tiled tl.dot GEMM", "gemm_tiled"), ("Tiled matmul", "matmul"), ("Batched matmul", "bmm"),
+                       ("Matrix-vector", "matvec"), ("fixed grid", "stride"), ("contiguity", "flat_hinted"),
+                       ("flat 1D", "flat"), ("registers", "rows_named")):
         if key in first:
             return style
     return "rows"
