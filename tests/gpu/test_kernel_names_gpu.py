@@ -15,7 +15,7 @@ pytestmark = pytest.mark.gpu
 
 
 def _names(fn, *args) -> list[str]:
-    kernels, _ = profile_forward(fn, args)
+    kernels, *_ = profile_forward(fn, args)
     print(fn.__name__ if hasattr(fn, "__name__") else fn, sorted({n[:120] for n, _ in kernels}))
     return [n for n, _ in kernels]
 

@@ -153,3 +153,31 @@ def test_compare_on_cuda_and_device_mismatch():
     bad[17] = float("nan")
     res = compare_outputs(r, bad)
     assert res.reason == "nan" and res.mismatches[0].index == (17,)
+
+
+def test_gpu_busy_time_counts_side_stream_work_the_events_miss():
+    """The profile's busy time (`kernel_fraction.busy_us`: every stream) beside the events (the measured
+    stream): recorded, not yet decided on; the printed pair is the measurement a decision would need."""
+    from leap.sandbox.worker.kernel_fraction import forward_profile
+
+    a = torch.randn(4096, 4096, device="cuda")
+    x = torch.randn(1024, device="cuda")
+    side = torch.cuda.Stream()
+
+    def sneaky(inp):
+        out = inp * 2
+        with torch.cuda.stream(side):
+            for _ in range(8):
+                torch.mm(a, a)
+        return out
+
+    big = torch.randn(64 << 20, device="cuda")
+    rows = {}
+    for name, fn, args in (("side stream", sneaky, [x]), ("relu", torch.relu, [big])):
+        busy = forward_profile(fn, args)["gpu_busy_us"]
+        ev = timing.time_forward(fn, args, warmup=2, samples=10).median_us
+        rows[name] = (busy, ev)
+        print(f"{name}: busy {busy:.1f} us per call, events {ev:.1f} us")
+    busy, ev = rows["side stream"]
+    assert busy is not None and busy > 5000, rows  # ~20 ms of side-stream matmuls per call; `inp * 2` is ~2 us
+    assert rows["relu"][0] is not None and rows["relu"][0] > 10, rows

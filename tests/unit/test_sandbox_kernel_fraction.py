@@ -3,6 +3,7 @@
 import pytest
 
 from leap.sandbox.worker.kernel_fraction import (
+    busy_us,
     fraction_from_kernels,
     is_library_kernel,
     kernel_names_from_source,
@@ -116,3 +117,14 @@ def test_the_library_kernels_of_a_tasks_allowed_ops_are_neutral():
     softmax = ("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>", 30.0)
     assert fraction_from_kernels([gemm, softmax, epilogue], {"bias_relu_kernel"}, allowed_ops=["matmul"]) \
         == pytest.approx(10 / 40)
+
+
+def test_busy_time_is_the_union_of_gpu_activities_on_every_stream():
+    trace = [{"cat": "kernel", "ts": 0.0, "dur": 10.0, "args": {"stream": 7}},
+             {"cat": "kernel", "ts": 5.0, "dur": 10.0, "args": {"stream": 13}},  # overlaps: counted once
+             {"cat": "gpu_memcpy", "ts": 20.0, "dur": 2.0},
+             {"cat": "gpu_memset", "ts": 21.0, "dur": 4.0},
+             {"cat": "cpu_op", "ts": 0.0, "dur": 500.0},  # host side: not GPU time
+             {"cat": "kernel", "ts": "bad"}, "not an event"]
+    assert busy_us(trace) == pytest.approx(15.0 + 5.0)
+    assert busy_us([]) == 0.0
