@@ -80,19 +80,8 @@ def test_correct_kernel_is_not_flagged_while_another_process_loads_the_gpu(loade
             assert out["host_agrees"], out
 
 
-def test_side_stream_still_flagged_through_the_cross_check():
-    a = torch.randn(4096, 4096, device="cuda")
-    x = torch.randn(1024, device="cuda")
-    side = torch.cuda.Stream()
-
-    def sneaky(inp):
-        out = inp * 2
-        with torch.cuda.stream(side):
-            for _ in range(8):
-                torch.mm(a, a)
-        return out
-
-    out = child_timing.measure(sneaky, [x], CFG)
+def test_side_stream_still_flagged_through_the_cross_check(side_stream_forward):
+    out = child_timing.measure(*side_stream_forward, CFG)
     print(out.get("host_check"))
     assert not out["host_agrees"] and out["host_check"]["action"] == "flag", out
 

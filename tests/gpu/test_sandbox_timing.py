@@ -34,19 +34,9 @@ def test_plain_torch_kernel_events_and_host_agree():
     assert res.host_us is not None and res.tail_us is not None and res.host_agrees, res
 
 
-def test_side_stream_work_is_flagged():
-    a = torch.randn(4096, 4096, device="cuda")
-    x = torch.randn(1024, device="cuda")
-    side = torch.cuda.Stream()
-
-    def sneaky(inp):
-        out = inp * 2  # the only work on the measured stream
-        with torch.cuda.stream(side):
-            for _ in range(8):
-                torch.mm(a, a)  # milliseconds of work the events never see
-        return out
-
-    res = timing.time_forward(sneaky, [x], warmup=2, samples=30)
+def test_side_stream_work_is_flagged(side_stream_forward):
+    sneaky, args = side_stream_forward
+    res = timing.time_forward(sneaky, args, warmup=2, samples=30)
     # The guarantee: the side stream's ~20 ms of matmuls never buy an accepted fast time. Either they
     # outlast the measured stream (the tail: however much of the matmuls the multiply queued behind), or
     # the events themselves saw the milliseconds.
@@ -155,25 +145,14 @@ def test_compare_on_cuda_and_device_mismatch():
     assert res.reason == "nan" and res.mismatches[0].index == (17,)
 
 
-def test_gpu_busy_time_counts_side_stream_work_the_events_miss():
+def test_gpu_busy_time_counts_side_stream_work_the_events_miss(side_stream_forward):
     """The profile's busy time (`kernel_fraction.busy_us`: every stream) beside the events (the measured
     stream): recorded, not yet decided on; the printed pair is the measurement a decision would need."""
     from leap.sandbox.worker.kernel_fraction import forward_profile
 
-    a = torch.randn(4096, 4096, device="cuda")
-    x = torch.randn(1024, device="cuda")
-    side = torch.cuda.Stream()
-
-    def sneaky(inp):
-        out = inp * 2
-        with torch.cuda.stream(side):
-            for _ in range(8):
-                torch.mm(a, a)
-        return out
-
     big = torch.randn(64 << 20, device="cuda")
     rows = {}
-    for name, fn, args in (("side stream", sneaky, [x]), ("relu", torch.relu, [big])):
+    for name, fn, args in (("side stream", *side_stream_forward), ("relu", torch.relu, [big])):
         busy = forward_profile(fn, args)["gpu_busy_us"]
         ev = timing.time_forward(fn, args, warmup=2, samples=10).median_us
         rows[name] = (busy, ev)
