@@ -2,6 +2,7 @@
 
 import pytest
 
+from leap.sandbox.worker.host_check import tail_allowed_us
 from leap.sandbox.worker.kernel_fraction import (
     busy_us,
     fraction_from_kernels,
@@ -9,7 +10,7 @@ from leap.sandbox.worker.kernel_fraction import (
     kernel_names_from_source,
     matches_custom,
 )
-from leap.sandbox.worker.timing import host_agrees, summarize, tail_allowed_us
+from leap.sandbox.worker.timing import host_agrees, summarize
 
 SRC = '''
 import triton

@@ -16,6 +16,7 @@ from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
+from leap.sandbox.worker.host_check import excess_us
 from leap.tasks.task import Task
 
 INIT_SEED = 42
@@ -305,8 +306,8 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
     extra = dict(trials=n_trials, max_abs_error=cmp.max_abs_error if cmp else None,
                  max_rel_error=cmp.max_rel_error if cmp else None)
     tail = timing.get("tail_us")
-    disagree = timing.get("host_agrees") is False or ("host_check" not in timing and tail is not None and (  # re-checked
-        tail > rt * config.host_clock_tolerance + config.host_clock_slack_us))
+    disagree = timing.get("host_agrees") is False or ("host_check" not in timing and (  # re-checked
+        excess_us(rt, tail, config.host_clock_tolerance, config.host_clock_slack_us) > 0))
     if disagree:
         return verdicts.rejected(base, compiled=True, runtime_us=rt, **extra,
                                  feedback="Timing is inconsistent: work appears to run outside the measured stream.",

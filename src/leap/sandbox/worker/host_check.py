@@ -52,11 +52,17 @@ class Decision:
         return asdict(self)
 
 
+def tail_allowed_us(event_us: float, tolerance: float = 0.10, slack_us: float = 100.0) -> float:
+    """The most a device-wide synchronize may still wait after the measured stream finished:
+    ``event * tol + slack`` (the driver's own latency; hidden work beyond it is flagged)."""
+    return event_us * tolerance + slack_us
+
+
 def excess_us(event_us: float, tail_us: float | None, tolerance: float, slack_us: float) -> float:
-    """Tail beyond what the events allow (``event * tol + slack``); <= 0 when it fits."""
+    """Tail beyond what the events allow (`tail_allowed_us`); <= 0 when it fits (or was not measured)."""
     if tail_us is None:
         return 0.0
-    return tail_us - (event_us * tolerance + slack_us)
+    return tail_us - tail_allowed_us(event_us, tolerance, slack_us)
 
 
 def decide(w: Window, *, attempt: int, max_attempts: int = 3, tolerance: float = 0.10,

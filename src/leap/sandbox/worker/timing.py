@@ -29,6 +29,8 @@ from typing import Any
 
 import torch
 
+from leap.sandbox.worker.host_check import excess_us
+
 _perf = time.perf_counter
 _Event = torch.cuda.Event
 _record = torch.cuda.Event.record  # methods too: patching the class later changes nothing here
@@ -96,15 +98,9 @@ def summarize(samples_us: Sequence[float]) -> dict[str, float]:
     return {"median_us": _median(xs), "min_us": min(xs), "max_us": max(xs), "mean_us": mean, "std_us": std}
 
 
-def tail_allowed_us(event_us: float, tolerance: float = 0.10, slack_us: float = 100.0) -> float:
-    """The most a device-wide synchronize may still wait after the measured stream finished:
-    ``event * tol + slack`` (the driver's own latency; hidden work beyond it is flagged)."""
-    return event_us * tolerance + slack_us
-
-
 def host_agrees(event_us: float, tail_us: float | None, tolerance: float = 0.10, slack_us: float = 100.0) -> bool:
-    """Whether the tail fits the event median (`tail_allowed_us`); an unmeasured tail agrees."""
-    return tail_us is None or tail_us <= tail_allowed_us(event_us, tolerance, slack_us)
+    """Whether the tail fits the event median (`host_check.tail_allowed_us`); an unmeasured tail agrees."""
+    return excess_us(event_us, tail_us, tolerance, slack_us) <= 0
 
 
 def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5, samples: int = 30,
@@ -137,10 +133,10 @@ def time_forward(fn: Callable[..., Any], args: Sequence[Any], *, warmup: int = 5
                 if flush is not None:
                     _fill(flush, i & 0x7F)
                 per_call.append(_host_tail_us(fn, *args))
-            host, tail = _median([h for h, _ in per_call]), _median([t for _, t in per_call])
+            host, tail = _median_of(per_call, 0), _median_of(per_call, 1)
             # back to back: batches of calls, one end event and one device-wide sync after each batch
             batches = [_host_tail_us(_repeat, host_batch, fn, *args) for _ in range(3)]
-            host_b, tail_b = _median([h for h, _ in batches]) / host_batch, _median([t for _, t in batches])
+            host_b, tail_b = _median_of(batches, 0, host_batch), _median_of(batches, 1)
     del flush
     med = stats["median_us"]
     agree = host_agrees(med, tail, host_tolerance, host_slack_us) and \
@@ -176,14 +172,16 @@ def probe_window(fn: Callable[..., Any], args: Sequence[Any], *, calls: int = 10
         for _ in range(3):
             cand_b.append(_host_tail_us(_repeat, n, fn, *args))
             prb_b.append(_host_tail_us(_repeat, n, probe, 0, reps))
-
-    def med(xs: list[tuple[float, float]], k: int, per: int = 1) -> float:
-        return _median([x[k] for x in xs]) / per
-
-    return {"host_us": med(cand, 0), "tail_us": med(cand, 1), "host_batch_us": med(cand_b, 0, n),
-            "tail_batch_us": med(cand_b, 1), "probe_event_us": _median(p_ev), "probe_host_us": med(prb, 0),
-            "probe_tail_us": med(prb, 1), "probe_batch_us": med(prb_b, 0, n), "probe_tail_batch_us": med(prb_b, 1),
+    return {"host_us": _median_of(cand, 0), "tail_us": _median_of(cand, 1),
+            "host_batch_us": _median_of(cand_b, 0, n), "tail_batch_us": _median_of(cand_b, 1),
+            "probe_event_us": _median(p_ev), "probe_host_us": _median_of(prb, 0), "probe_tail_us": _median_of(prb, 1),
+            "probe_batch_us": _median_of(prb_b, 0, n), "probe_tail_batch_us": _median_of(prb_b, 1),
             "probe_reps": reps}
+
+
+def _median_of(pairs: list[tuple[float, float]], k: int, per: int = 1) -> float:
+    """Median of element ``k`` of (host, tail) pairs, divided by ``per`` (calls per batch)."""
+    return _median([x[k] for x in pairs]) / per
 
 
 def _host_tail_us(work: Callable[..., Any], *args: Any) -> tuple[float, float]:
