@@ -29,15 +29,8 @@ def gemm_kernel(args: str, body: list[str], call: str, dtype: str, variant: int)
     head = ["@triton.jit",
             f"def _gemm_epilogue({args}, w_ptr, b_ptr, out_ptr, M, N, K,",
             "                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):",
-            "    pid_m = tl.program_id(0)", "    pid_n = tl.program_id(1)",
-            "    rm = pid_m * BM + tl.arange(0, BM)", "    rn = pid_n * BN + tl.arange(0, BN)",
-            "    rk = tl.arange(0, BK)", "    acc = tl.zeros((BM, BN), dtype=tl.float32)",
-            "    for k in range(0, K, BK):  # x is (M, K), the weight (N, K): both read along K",
-            "        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :],",
-            "                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)",
-            "        b = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None],",
-            "                    mask=(rn[None, :] < N) & ((k + rk)[:, None] < K), other=0.0)",
-            f"        acc += {dot(dtype)}",
+            *_tile_loop("x_ptr", ("K", "1"), "w_ptr", ("1", "K"), dtype,
+                        "  # x is (M, K), the weight (N, K): both read along K"),
             "    mask = (rm[:, None] < M) & (rn[None, :] < N)",
             "    h = acc + tl.load(b_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]"]
     if dtype != "fp32":
@@ -60,22 +53,31 @@ def _module(doc: str, kernel: list[str], forward_args: str, forward: list[str]) 
     return "\n".join(lines)
 
 
-def _mm_kernel(dtype: str, batched: bool) -> list[str]:
-    bat = ", sab, sbb, scb" if batched else ""
-    offs = ("    pid_b = tl.program_id(2)", "    a_ptr += pid_b * sab", "    b_ptr += pid_b * sbb",
-            "    c_ptr += pid_b * scb") if batched else ()
-    return ["@triton.jit",
-            f"def _matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn{bat},",
-            "            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):",
-            "    pid_m = tl.program_id(0)", "    pid_n = tl.program_id(1)", *offs,
+def _tile_loop(a: str, sa: tuple[str, str], b: str, sb: tuple[str, str], dtype: str, note: str = "") -> list[str]:
+    """The body of a tiled product up to its fp32 accumulator ``acc``: (BM, BN) tile of ``a @ b`` for program
+    (pid_m, pid_n), K in BK steps. ``sa`` / ``sb``: the (row, K) and (K, column) strides, as source text."""
+    def at(idx: str, stride: str) -> str:
+        return idx if stride == "1" else f"{idx} * {stride}"
+
+    return ["    pid_m = tl.program_id(0)", "    pid_n = tl.program_id(1)",
             "    rm = pid_m * BM + tl.arange(0, BM)", "    rn = pid_n * BN + tl.arange(0, BN)",
             "    rk = tl.arange(0, BK)", "    acc = tl.zeros((BM, BN), dtype=tl.float32)",
-            "    for k in range(0, K, BK):",
-            "        a = tl.load(a_ptr + rm[:, None] * sam + (k + rk)[None, :] * sak,",
+            f"    for k in range(0, K, BK):{note}",
+            f"        a = tl.load({a} + {at('rm[:, None]', sa[0])} + {at('(k + rk)[None, :]', sa[1])},",
             "                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)",
-            "        b = tl.load(b_ptr + (k + rk)[:, None] * sbk + rn[None, :] * sbn,",
+            f"        b = tl.load({b} + {at('(k + rk)[:, None]', sb[0])} + {at('rn[None, :]', sb[1])},",
             "                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)",
-            f"        acc += {dot(dtype)}",
+            f"        acc += {dot(dtype)}"]
+
+
+def _mm_kernel(dtype: str, batched: bool) -> list[str]:
+    bat = ", sab, sbb, scb" if batched else ""
+    offs = ["    pid_b = tl.program_id(2)", "    a_ptr += pid_b * sab", "    b_ptr += pid_b * sbb",
+            "    c_ptr += pid_b * scb"] if batched else []
+    return ["@triton.jit",
+            f"def _matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn{bat},",
+            "            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):", *offs,
+            *_tile_loop("a_ptr", ("sam", "sak"), "b_ptr", ("sbk", "sbn"), dtype),
             "    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc.to(c_ptr.dtype.element_ty),",
             "             mask=(rm[:, None] < M) & (rn[None, :] < N))"]
 
