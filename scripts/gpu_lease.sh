@@ -102,7 +102,8 @@ gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer
   while [ -n "$files" ]; do
     part=$((part + 1))
     # shellcheck disable=SC2086
-    python3 -m pytest -v -p no:cacheprovider -m gpu --timeout 600 -rfEs --durations 20 \
+    LEAP_TEST_FAILURE_LOG="$W/out/sandbox/gpu_test_failures.txt" \
+      python3 -m pytest -v -p no:cacheprovider -m gpu --timeout 600 -rfEs --durations 20 \
       --junitxml "$W/out/sandbox/gpu_tests_$part.xml" $files > "$W/out/logs/gpu_tests_$part.log" 2>&1; rc=$?
     echo "part $part: rc=$rc"; tail -1 "$W/out/logs/gpu_tests_$part.log"
     [ "$rc" -ge 128 ] || break  # a normal end (0 passed, 1 failures, ...): done

@@ -1,31 +1,61 @@
 """Markdown summary of pytest JUnit XML files (the parts of one run): counts, then every failure, error and skip with its reason
-(so a GPU run's record in docs/ shows what did not run and why)."""
+(so a GPU run's record in docs/ shows what did not run and why). A part cut off by its time limit writes no XML:
+its verbose log (``../logs/gpu_tests_N.log`` beside ``sandbox/gpu_tests_N.xml``) gives the outcomes it reached."""
 
 from __future__ import annotations
 
+import glob
+import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
+
+VERBOSE = re.compile(r"^(tests/\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b")
+KINDS = {"PASSED": "passed", "FAILED": "failure", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "skipped",
+         "XPASS": "passed"}
+
+
+def _from_log(xml_path: str) -> list[tuple[str, str, str]]:
+    """(test, outcome, message) from the verbose log of a part that wrote no XML."""
+    xml = Path(xml_path)
+    logs = [xml.parent.parent / "logs" / xml.with_suffix(".log").name]
+    if "*" in xml.name:
+        logs = [Path(p) for p in sorted(glob.glob(str(xml.parent.parent / "logs" / "gpu_tests_[0-9]*.log")))]
+    rows = []
+    for log in logs:
+        try:
+            lines = log.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            m = VERBOSE.match(line)
+            if m:
+                rows.append((m.group(1), KINDS[m.group(2)], "(from the log: the part was cut off; see gpu_test_failures.txt)"))
+    return rows
 
 
 def main(paths: list[str]) -> None:
-    cases = []
+    rows = []
     for path in paths:  # a run resumed after a kill writes one file per part
         try:
-            cases += list(ET.parse(path).getroot().iter("testcase"))
+            for c in ET.parse(path).getroot().iter("testcase"):
+                kind = next((k for k in ("failure", "error", "skipped") if c.find(k) is not None), "passed")
+                msg = (c.find(kind).get("message") or "").splitlines()[0][:200] if kind != "passed" else ""
+                rows.append((f"{c.get('classname')}::{c.get('name')}", kind, msg))
         except (OSError, ET.ParseError) as exc:
-            print(f"{path}: unreadable ({exc}); a killed part writes none\n")
+            got = _from_log(path)
+            print(f"{path}: unreadable ({exc}); a killed part writes none: {len(got)} outcomes read from its log\n")
+            rows += got
     outcome, notes = Counter(), []
-    for c in cases:
-        name = f"{c.get('classname')}::{c.get('name')}"
-        kind = next((k for k in ("failure", "error", "skipped") if c.find(k) is not None), "passed")
+    for name, kind, msg in rows:
         outcome[kind] += 1
         if kind != "passed":
-            msg = (c.find(kind).get("message") or "").splitlines()[0][:200] if c.find(kind) is not None else ""
             notes.append(f"| {kind} | `{name}` | {msg} |")
+    cases = rows
     print(f"# GPU tests ({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC)\n")
-    print(f"{len(cases)} collected: {outcome['passed']} passed, {outcome['failure']} failed, "
+    print(f"{len(cases)} with an outcome: {outcome['passed']} passed, {outcome['failure']} failed, "
           f"{outcome['error']} errors, {outcome['skipped']} skipped\n")
     if notes:
         print("| outcome | test | message |\n|---|---|---|")

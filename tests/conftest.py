@@ -36,6 +36,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_runtest_logreport(report):
+    """With ``LEAP_TEST_FAILURE_LOG`` set, each failure's traceback is appended there as it happens: a GPU run
+    cut off by its time limit writes no summary and no junit XML, and the failures would be lost with them."""
+    path = os.environ.get("LEAP_TEST_FAILURE_LOG")
+    if path and report.failed:
+        with open(path, "a") as fh:
+            fh.write(f"=== {report.nodeid} ({report.when}, {report.duration:.1f} s)\n{report.longreprtext[-8000:]}\n")
+
+
 @pytest.fixture(autouse=True)
 def _restore_torch_threads():
     """A test that runs a CLI in-process (e.g. `leap demo`, which sets torch's thread count) must not leave the

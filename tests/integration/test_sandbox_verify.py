@@ -149,3 +149,16 @@ def test_triton_interpreter_mode_follows_the_job_not_the_server(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, env=env)
     assert p.stdout.strip().splitlines()[-1:] == ["ok"], p.stdout[-500:] + p.stderr[-2000:]
+
+
+def test_a_check_too_big_for_the_memory_budget_runs_its_trials_in_rounds(relu):
+    """A budget smaller than one trial's planned bytes: every trial runs in a round of its own (one child
+    each); a correct kernel still passes all of them and a wrong one still fails, at its own trial index."""
+    with Sandbox(SandboxConfig(workers=1, prewarm=0, judge_memory_gib=1e-9), device="cpu") as box:
+        v = box.verify(relu, K.RELU)
+        assert v.status == "ok", v.feedback + v.detail
+        assert v.trials == 5 and v.stage_seconds.get("rounds") == 5.0
+        assert "Correct on 5 trials" in v.feedback
+        bad = box.verify(relu, K.RELU_MASK_OFF_BY_ONE)
+        assert bad.status == "incorrect" and bad.stage_seconds.get("rounds") == 5.0
+        assert "of 5" in bad.feedback, bad.feedback

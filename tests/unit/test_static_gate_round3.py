@@ -187,3 +187,19 @@ def test_a_kernel_made_by_calling_triton_jit_on_a_function_is_a_kernel(wrap):
     assert_rejected(triton_src(fwd, extra=bad + wrap), "jit_body")
     # and its constexpr parameter takes no tensor
     assert_rejected(triton_src(fwd.replace("BLOCK=256", "BLOCK=x"), extra=PLAIN_KERNEL + wrap))
+
+
+@pytest.mark.parametrize(("extra", "line_of"), [
+    # the kernel reads its own parameter BLOCK first; the unbound read is the launcher's BLOCK=BLOCK
+    ("@triton.jit\ndef k2(x_ptr, BLOCK: tl.constexpr):\n    o = tl.arange(0, BLOCK)\n\n"
+     "def launch(x):\n    k2[(1,)](x, BLOCK=BLOCK)\n", "k2[(1,)](x, BLOCK=BLOCK)"),
+    # a method parameter named like the unbound module-level read below it
+    ("def helper(kernel_size):\n    return kernel_size\n\nK = kernel_size\n", "K = kernel_size"),
+    # a comprehension variable first, then the unbound read
+    ("def sizes(xs):\n    return [bias for bias in xs]\n\ndef add(x):\n    return x + bias\n", "return x + bias"),
+])
+def test_unbound_name_points_at_the_unbound_read_not_at_a_local_of_the_same_name(extra, line_of):
+    src = triton_src(LAUNCH + "return out", extra=extra)
+    g = assert_rejected(src, "unbound_name")
+    want = next(i for i, text in enumerate(src.splitlines(), 1) if line_of in text)
+    assert f"line {want}:" in g.detail, (want, g.detail)

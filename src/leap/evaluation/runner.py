@@ -61,6 +61,8 @@ def group_rows(group: Group, keep_text: bool = True) -> list[dict]:
                    "speedup_compile": t.verdict.speedup_compile, "prompt_tokens": t.prompt_tokens,
                    "completion_tokens": t.completion_tokens, "expanded": group.expanded,
                    "final": t.index == len(tr.turns) - 1, "verdict": t.verdict.public_dict()}
+            if t.verdict.status == "sandbox_error" and t.verdict.detail:  # why the judge failed (never a prompt)
+                row["sandbox_detail"] = t.verdict.detail[-1500:]
             if keep_text:
                 row.update(completion=t.completion, code=t.code)
             rows.append(row)

@@ -86,6 +86,10 @@ class SandboxConfig(BaseModel):
     memory_limit_gb: float = Field(32.0, gt=0, description="host memory rlimit of a CPU child (RLIMIT_AS)")
     gpu_host_memory_limit_gb: float | None = Field(
         None, description="host memory rlimit (RLIMIT_DATA) of a GPU child; None = off until confirmed with CUDA")
+    judge_memory_share: float = Field(0.6, gt=0, le=1, description="share of the GPU's memory (CPU: of the host's "
+                                      "available memory) that concurrent checks' trial tensors may plan to hold; "
+                                      "checks wait for room, and a task too big for it runs its trials in rounds")
+    judge_memory_gib: float | None = Field(None, gt=0, description="that budget in GiB instead of a share")
     keep_scratch: bool = Field(False, description="keep private dirs after a verdict (debugging)")
     gpus: list[int] | None = Field(None, description="GPU indices to use (None = all visible)")
 

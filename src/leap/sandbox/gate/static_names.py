@@ -54,14 +54,66 @@ def unbound_problems(tree: ast.Module, source: str) -> list[Finding]:
     skip = {id(n) for f in tree.body if isinstance(f, ast.FunctionDef) and f.name in _NEVER_CALLED
             for n in ast.walk(f)}
     first: dict[str, ast.Name] = {}
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in read:
-            if node.id not in first or (node.lineno, node.col_offset) < (first[node.id].lineno,
-                                                                        first[node.id].col_offset):
-                first[node.id] = node
+    for node in _global_reads(tree, read):
+        if id(node) not in skip and (node.id not in first or _at(node) < _at(first[node.id])):
+            first[node.id] = node
     return [Finding("unbound_name", n.lineno, n.col_offset,
                     f"{name} is never defined or imported in the file (at run time it would be whatever "
                     "something else put into the module's globals)")
-            for name, n in sorted(first.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset))]
+            for name, n in sorted(first.items(), key=lambda kv: _at(kv[1]))]
+
+
+def _at(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _own_nodes(scope: ast.AST):
+    """The nodes of ``scope`` itself, not those inside the scopes nested in it (whose names are their own)."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (*_FUNCS, *_COMPS, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _locals(scope: ast.AST) -> set[str]:
+    """The names a function, lambda, comprehension or class body binds for itself (parameters, stores,
+    imports, nested definitions), less those it declares ``global``."""
+    names: set[str] = set()
+    if isinstance(scope, _FUNCS):
+        a = scope.args
+        names |= {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
+    declared: set[str] = set()
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, (*_FUNCS[:2], ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(al.asname or al.name).split(".")[0] for al in node.names}
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared |= set(node.names) if isinstance(node, ast.Global) else set()
+    return names - declared
+
+
+def _global_reads(tree: ast.Module, names: set[str]):
+    """Loads of ``names`` that resolve to the module's globals: not a local of an enclosing function,
+    lambda or comprehension (nor of the class body a read sits directly in)."""
+    def visit(node: ast.AST, enclosing: tuple[set[str], ...], cls: set[str] | None):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id in names:
+                if not any(child.id in s for s in enclosing) and not (cls and child.id in cls):
+                    yield child
+            if isinstance(child, (*_FUNCS, *_COMPS)):
+                yield from visit(child, (*enclosing, _locals(child)), None)
+            elif isinstance(child, ast.ClassDef):
+                yield from visit(child, enclosing, _locals(child))
+            else:
+                yield from visit(child, enclosing, cls)
+
+    yield from visit(tree, (), None)

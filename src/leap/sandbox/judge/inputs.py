@@ -154,8 +154,9 @@ def task_inputs(module: types.ModuleType, small: bool, seed: int, device: str | 
 
 
 def make_trials(task: Any, module: types.ModuleType, *, n_trials: int = 5, seed: int, small: bool,
-                device: str | torch.device = "cpu") -> list[Trial]:
-    """``n_trials`` trials (>= 1) from ``seed``; the variants cycle ``task, randn, x100, x1e-3, task, ...``.
+                device: str | torch.device = "cpu", first: int = 0) -> list[Trial]:
+    """``n_trials`` trials (>= 1) from ``seed``; the variants cycle ``task, randn, x100, x1e-3, task, ...``
+    starting at index ``first`` (a later round of a check split into rounds continues the cycle).
 
     Deterministic given ``seed`` and ``device`` (so tests can replay it); torch's global RNG states are
     restored afterwards. Every tensor is drawn directly on ``device`` (a seeded generator there), so a
@@ -167,7 +168,7 @@ def make_trials(task: Any, module: types.ModuleType, *, n_trials: int = 5, seed:
     rng = random.Random(seed)
     domains = _domains(task)
     trials: list[Trial] = []
-    for i in range(max(1, n_trials)):
+    for i in range(first, first + max(1, n_trials)):
         variant = VARIANTS[i % len(VARIANTS)]
         trial_seed = rng.getrandbits(62)
         base = task_inputs(module, small, trial_seed, dev)

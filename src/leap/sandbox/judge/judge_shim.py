@@ -67,8 +67,9 @@ def build_reference(module: types.ModuleType, init_inputs: list, seed: int, devi
 
 
 def make_trials(task, module: types.ModuleType, *, n_trials: int, seed: int, small: bool,
-                device: str = "cpu") -> list[Trial]:
-    return list(inputs.make_trials(task, module, n_trials=n_trials, seed=seed, small=small, device=device))
+                device: str = "cpu", first: int = 0) -> list[Trial]:
+    return list(inputs.make_trials(task, module, n_trials=n_trials, seed=seed, small=small, device=device,
+                                   first=first))
 
 
 def flat(obj) -> list:

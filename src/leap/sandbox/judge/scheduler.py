@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.judge import cuda_check, ref_timing, verdicts
+from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
 from leap.sandbox.judge.task_module import HostRoomError
@@ -63,6 +63,9 @@ class Scheduler:
         self._ipc_ok: dict = {}  # GPU -> did the CUDA IPC probe pass
         self._probe_lock = threading.Lock()
         self.ipc_note = ""
+        self._budgets: dict = {}  # (device, GPU) -> memory_plan.MemoryBudget
+        self._plans: dict = {}  # (task, source hash, device, GPU) -> memory_plan.CheckPlan
+        self._plan_lock = threading.Lock()
 
     # -- public ---------------------------------------------------------------------------------
     def verify(self, task: Task, source: str, backend: str = "auto", device: str = "auto") -> Verdict:
@@ -181,17 +184,67 @@ class Scheduler:
             return self._check_in_slot(task, source, be, dev, gpu, stages, base)
 
     def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
+        """The check within the device's memory budget: in one round, or, when all trials at once would not
+        fit (`memory_plan`), in rounds of fewer trials, one child each; the first round is timed and a
+        round that fails is the verdict."""
+        plan = self._plan(task, dev, gpu)
+        budget = self._budget(dev, gpu)
+        if len(plan.rounds) > 1:
+            stages["rounds"] = float(len(plan.rounds))
+        first, verdict = 0, None
+        for r, n in enumerate(plan.rounds):
+            t = time.monotonic()
+            with budget.hold(plan.cost(n)):
+                stages["memory_wait"] = stages.get("memory_wait", 0.0) + time.monotonic() - t
+                v = self._round(task, source, be, dev, gpu, stages, base,
+                                None if len(plan.rounds) == 1 else (n, first), timed=r == 0)
+            if v.status != "ok":
+                return v
+            verdict = verdict or v
+            first += n
+        return verdict
+
+    def _plan(self, task, dev: str, gpu: int | None) -> memory_plan.CheckPlan:
+        """The task's check plan on this device (memoised); a task that cannot be planned runs in one round."""
+        key = (task.name, task.source_hash, dev, gpu)
+        with self._plan_lock:
+            plan = self._plans.get(key)
+        if plan is None:
+            cfg = self.config
+            try:
+                module = J.load_task_module(task.source, task.name)
+                plan = memory_plan.plan_check(module, J.init_inputs(module, V.INIT_SEED), dev == "cpu", cfg.trials,
+                                              self._budget(dev, gpu).capacity,
+                                              cfg.poison_bytes if dev == "cuda" else 0)
+            except Exception:  # noqa: BLE001 - the check itself meets (and reports) what broke the plan
+                plan = memory_plan.CheckPlan(0, 0, (cfg.trials,))
+            with self._plan_lock:
+                self._plans[key] = plan
+        return plan
+
+    def _budget(self, dev: str, gpu: int | None) -> memory_plan.MemoryBudget:
+        with self._plan_lock:
+            b = self._budgets.get((dev, gpu))
+            if b is None:
+                cfg = self.config
+                b = self._budgets[(dev, gpu)] = memory_plan.MemoryBudget(memory_plan.device_capacity(
+                    dev, gpu, cfg.judge_memory_share, cfg.judge_memory_gib))
+            return b
+
+    def _round(self, task, source, be, dev, gpu, stages, base, part: tuple[int, int] | None,
+               timed: bool) -> Verdict:
+        """One child over the trials of ``part`` (count, first index; None: all of them), timed if ``timed``."""
         cfg = self.config
         t0 = time.monotonic()
-        prep = self._prepare(task, dev, gpu, base)
-        stages["reference"] = time.monotonic() - t0
+        prep = self._prepare(task, dev, gpu, base, part)
+        stages["reference"] = stages.get("reference", 0.0) + time.monotonic() - t0
         if isinstance(prep, Verdict):
             return prep
         if not prep.trials:
             return V.sandbox_error("no usable reference output for this task",
                                    f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
         timing = None
-        if dev == "cuda":  # reference timings: measured beside the child's run, used for a correct candidate
+        if dev == "cuda" and timed:  # reference timings: measured beside the child's run, used for a correct one
             started = ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
             if started is not None:
                 self._prefetches.append(started)  # one per task and GPU; a finished thread holds nothing
@@ -220,7 +273,7 @@ class Scheduler:
             out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
             # a second fault is judged as usual: harness failures and a dead forkserver -> sandbox_error;
             # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's
-        stages["check"] = time.monotonic() - t2
+        stages["check"] = stages.get("check", 0.0) + time.monotonic() - t2
 
         def ref_times() -> tuple[float | None, float | None]:
             """The task's reference timings (memoised per task and GPU; the prefetch above has usually
@@ -236,9 +289,10 @@ class Scheduler:
         finally:
             ex.release_dir(out.private_dir)
 
-    def _prepare(self, task, dev: str, gpu: int | None, base: dict):
-        """Trial inputs and reference outputs; a judge that cannot allocate them (host or GPU memory) tries
-        once more after freeing its caches, then answers `sandbox_error` (never the candidate's fault)."""
+    def _prepare(self, task, dev: str, gpu: int | None, base: dict, part: tuple[int, int] | None = None):
+        """Trial inputs and reference outputs (of ``part``: count, first index); a judge that cannot allocate
+        them (host or GPU memory) tries once more after freeing its caches, then answers `sandbox_error`
+        (never the candidate's fault)."""
         import gc
 
         import torch
@@ -246,7 +300,7 @@ class Scheduler:
         for attempt in (0, 1):
             try:
                 with self.gpus.shared(gpu):
-                    return V.prepare(task, dev, self.config, gpu)
+                    return V.prepare(task, dev, self.config, gpu, *(part or ()))
             except (MemoryError, RuntimeError) as exc:  # torch.OutOfMemoryError is a RuntimeError
                 gc.collect()
                 if torch.cuda.is_available():
@@ -376,7 +430,7 @@ class Scheduler:
         stages["compare"] = time.monotonic() - t0
         if bad is not None:
             return bad
-        n = len(prep.trials)
+        n = prep.n_total
         timing = out.result.get("timing")
         if timing and isinstance(timing, dict) and "median_us" in timing:
             return V.timed_verdict(task, timing, ref_times(), cfg, base, cmp, n)

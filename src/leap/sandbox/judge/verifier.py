@@ -36,13 +36,21 @@ GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesse
 
 @dataclass
 class Prepared:
-    """Judge-side state for one candidate: trial inputs and reference outputs."""
+    """Judge-side state for one candidate (or one round of its trials, `leap.sandbox.judge.memory_plan`):
+    trial inputs and reference outputs; ``first`` is the round's first trial index, ``total`` the check's
+    trial count over all rounds (0: this round is the whole check)."""
 
     init_inputs: list
     trials: list
     refs: list
     skipped: int
     device: str = "cpu"
+    first: int = 0
+    total: int = 0
+
+    @property
+    def n_total(self) -> int:
+        return self.total or len(self.trials)
 
 
 def resolve_device(device: str) -> str:
@@ -55,19 +63,22 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> Prepared:
-    """Trial inputs from a secret per-evaluation seed, and reference outputs computed here."""
+def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: int | None = None,
+            first: int = 0) -> Prepared:
+    """Trial inputs from a secret per-evaluation seed, and reference outputs computed here: all
+    ``config.trials`` of them, or the ``n`` trials from index ``first`` (one round of a check in rounds)."""
     module = J.load_task_module(task.source, task.name)
     small = device == "cpu"
     init_inputs = J.init_inputs(module, INIT_SEED)
     dev = f"cuda:{gpu}" if device == "cuda" and gpu is not None else device
     model = J.build_reference(module, init_inputs, INIT_SEED, dev)
     seed = secrets.randbits(62)
+    want = config.trials if n is None else n
     trials, refs, skipped = [], [], 0
     attempts = 0
-    while len(trials) < config.trials and attempts < 3 * config.trials:
-        batch = J.make_trials(task, module, n_trials=config.trials, seed=seed + attempts, small=small,
-                              device=dev)
+    while len(trials) < want and attempts < 3 * want:
+        batch = J.make_trials(task, module, n_trials=want, seed=seed + attempts, small=small,
+                              device=dev, first=first + len(trials))
         for trial in batch:
             attempts += 1
             with torch.no_grad():
@@ -79,9 +90,9 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None) -> 
                 continue
             trials.append(trial)
             refs.append(ref)
-            if len(trials) >= config.trials:
+            if len(trials) >= want:
                 break
-    return Prepared(init_inputs, trials, refs, skipped, dev)
+    return Prepared(init_inputs, trials, refs, skipped, dev, first, 0 if n is None else config.trials)
 
 
 def _detach(obj):
@@ -226,7 +237,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
         missing = _missing_checks(rec, i, config)
         if missing:  # every check the judge asked for must have a result: a missing one is a failure
-            return verdicts.rejected(base, compiled=True, trials=i,
+            return verdicts.rejected(base, compiled=True, trials=prep.first + i,
                                      feedback="The solution was rejected by the sandbox's run-time checks.",
                                      detail=f"trial {i}: no result for {', '.join(missing)}"), None
         try:
@@ -235,23 +246,24 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
                      if rec.get("inputs_after") else None)
             out_b = load_output(rec["out_b"], private_dir, prep.device, received) if rec.get("out_b") else None
         except Exception as exc:  # noqa: BLE001 - unloadable output = not a tensor result
-            return verdicts.runtime_error(base, compiled=True, trials=i,
+            return verdicts.runtime_error(base, compiled=True, trials=prep.first + i,
                                           feedback="forward must return a tensor or a tuple/list of tensors.",
                                           detail=f"{type(exc).__name__}: {exc}"), None
         want = [t.device.type for t in J.flat(ref) if isinstance(t, torch.Tensor)]
         got = rec.get("devices")
         if got is not None and got != want:
-            return verdicts.incorrect(base, trials=i,
+            return verdicts.incorrect(base, trials=prep.first + i,
                                       feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
                                                "the inputs' device)."), None
         cmp = J.compare_outputs(ref, out, **tol)
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
         if not cmp.ok:
-            return verdicts.incorrect(base, trials=i,
+            return verdicts.incorrect(base, trials=prep.first + i,
                                       max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
-                                      feedback=J.mismatch_feedback(cmp, i, getattr(trial, "variant", "") or trial.name,
-                                                                   len(prep.trials))), cmp
+                                      feedback=J.mismatch_feedback(cmp, prep.first + i,
+                                                                   getattr(trial, "variant", "") or trial.name,
+                                                                   prep.n_total)), cmp
         if (out_b is not None and not J.bit_identical(out, out_b)) or rec.get("poison_identical") is False:
             # bits that follow the poison: a read of memory the kernel did not write. Unless the child saw the
             # kernel differ under the same poison too (float atomics summing in another order): then the
@@ -259,13 +271,13 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             cmp_b = (J.compare_outputs(ref, out_b, **tol)
                      if out_b is not None and rec.get("nondeterministic") is True else None)
             if cmp_b is None or not cmp_b.ok:
-                return verdicts.incorrect(base, trials=i,
+                return verdicts.incorrect(base, trials=prep.first + i,
                                           feedback="Outputs differ between two runs on the same inputs: the kernel "
                                                    "reads memory it did not write (uninitialised or out-of-bounds)."), cmp
         changed = rec.get("inputs_unchanged") is False or (
             after is not None and not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after))
         if changed:
-            return verdicts.incorrect(base, trials=i,
+            return verdicts.incorrect(base, trials=prep.first + i,
                                       feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst
 

@@ -1,0 +1,129 @@
+"""How much device memory one candidate's check takes, and how the judge fits it: a byte budget per device
+that concurrent checks draw from, and trials split into rounds when all of them at once would not fit.
+
+KernelBench's level-1 inputs run to 6-16 GiB a tensor. A check holds each trial's inputs several times over
+(the judge's trial and the clone its reference runs on, the reference output, the IPC copy; in the child
+the received inputs, the output, the poison re-run's output, the inputs after the run, and the copies
+handed back): with 5 trials and 8 candidates at once an H200 ran out of memory on most of them. The plan
+comes from the task's meta-device shapes (nothing allocated); the budget makes checks wait for room
+instead of failing, and a check too big for the budget runs with the budget to itself.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from leap.sandbox.judge.task_module import meta_bytes
+
+# live copies of a trial's inputs and of its outputs during a check (judge and child together; see above)
+TRIAL_COPIES = 6
+MODEL_COPIES = 2  # the judge's reference model and the candidate's
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """The planned bytes of one check: ``fixed`` (weights, the child's poison block) plus ``per_trial`` for
+    each trial held at once; ``rounds`` are the trial counts run one child after another."""
+
+    fixed: int
+    per_trial: int
+    rounds: tuple[int, ...]
+
+    def cost(self, n: int) -> int:
+        return self.fixed + n * self.per_trial
+
+
+def plan_rounds(n_trials: int, per_trial: int, fixed: int, capacity: int | None) -> tuple[int, ...]:
+    """Trial counts per round, as few rounds as fit ``capacity`` (one trial a round at least; all in one
+    round when the capacity is unknown or everything fits). Pure."""
+    n_trials = max(1, n_trials)
+    if not capacity or per_trial <= 0 or fixed + n_trials * per_trial <= capacity:
+        return (n_trials,)
+    per_round = max(1, (capacity - fixed) // per_trial) if capacity > fixed else 1
+    per_round = min(per_round, n_trials)
+    n_rounds = math.ceil(n_trials / per_round)
+    base, extra = divmod(n_trials, n_rounds)  # even rounds: 5 trials at 3 a round -> (3, 2)
+    return tuple(base + (1 if i < extra else 0) for i in range(n_rounds))
+
+
+def _out_bytes(module: types.ModuleType, init_inputs: list[Any], small: bool) -> int | None:
+    """The reference's output bytes, from a forward on the meta device (None when it cannot run there)."""
+    from leap.sandbox.judge.task_module import get_inputs
+
+    def outputs():
+        model = module.Model(*init_inputs)
+        out = model(*get_inputs(module, small))
+        return [out] if isinstance(out, torch.Tensor) else list(out) if isinstance(out, list | tuple) else []
+
+    return meta_bytes(outputs)
+
+
+def plan_check(module: types.ModuleType, init_inputs: list[Any], small: bool, n_trials: int,
+               capacity: int | None, poison_bytes: int = 0) -> CheckPlan:
+    """The task's `CheckPlan` under ``capacity`` bytes; unknown sizes (inputs that cannot be planned on the
+    meta device) plan as zero, so the check runs in one round as before."""
+    from leap.sandbox.judge.inputs import planned_bytes
+    from leap.sandbox.judge.task_module import planned_model_bytes
+
+    ins = planned_bytes(module, small) or 0
+    outs = _out_bytes(module, init_inputs, small)
+    outs = ins if outs is None else outs  # an elementwise guess where the forward cannot run on meta
+    weights = planned_model_bytes(module, init_inputs) or 0
+    per_trial = TRIAL_COPIES * (ins + outs)
+    fixed = MODEL_COPIES * weights + poison_bytes
+    return CheckPlan(fixed, per_trial, plan_rounds(n_trials, per_trial, fixed, capacity))
+
+
+class MemoryBudget:
+    """A byte semaphore per device: a check holds its planned bytes while its tensors are alive. A request
+    above the capacity waits until nothing else is held, then runs alone (it may still not fit: the judge
+    answers ``sandbox_error`` then, never blames the candidate)."""
+
+    def __init__(self, capacity: int | None):
+        self.capacity = capacity
+        self._held = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def hold(self, nbytes: int):
+        """Hold ``nbytes`` (at most the capacity) for the ``with`` block, waiting for room first."""
+        if not self.capacity or nbytes <= 0:
+            yield
+            return
+        need = min(nbytes, self.capacity)
+        with self._cond:
+            self._cond.wait_for(lambda: self._held + need <= self.capacity)
+            self._held += need
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held -= need
+                self._cond.notify_all()
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+
+def device_capacity(device: str, gpu: int | None, share: float, explicit_gib: float | None) -> int | None:
+    """The budget's bytes: ``explicit_gib`` when set, else ``share`` of the GPU's total memory (CUDA) or of
+    the host's available memory (CPU); None where unknown (no budget)."""
+    if explicit_gib is not None:
+        return int(explicit_gib * 2**30)
+    if device == "cuda":
+        try:
+            return int(share * torch.cuda.get_device_properties(gpu or 0).total_memory)
+        except (RuntimeError, AssertionError):
+            return None
+    from leap.sandbox.judge.task_module import host_available_bytes
+
+    avail = host_available_bytes()
+    return int(share * avail) if avail else None

@@ -1,0 +1,82 @@
+"""The judge's memory plan: trials split into rounds that fit a byte budget, and the budget itself."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from leap.sandbox.judge import memory_plan as mp
+from leap.sandbox.judge.task_module import load_task_module
+from leap.tasks.suite import get_builtin
+
+
+@pytest.mark.parametrize(("n", "per", "fixed", "cap", "want"), [
+    (5, 10, 0, None, (5,)),          # no budget known: one round
+    (5, 10, 0, 50, (5,)),            # everything fits
+    (5, 10, 0, 30, (3, 2)),          # three a round, evened out
+    (5, 10, 5, 30, (2, 2, 1)),       # the fixed part counts: (30 - 5) // 10 = 2 a round -> 3 rounds
+    (5, 100, 0, 30, (1, 1, 1, 1, 1)),  # a single trial over the budget still runs, one a round
+    (5, 10, 40, 30, (1, 1, 1, 1, 1)),  # the fixed part alone over the budget
+    (6, 10, 0, 40, (3, 3)),
+])
+def test_plan_rounds(n, per, fixed, cap, want):
+    got = mp.plan_rounds(n, per, fixed, cap)
+    assert got == want and sum(got) == n
+
+
+def test_plan_check_counts_inputs_outputs_and_weights():
+    task = get_builtin("relu_fp32")
+    module = load_task_module(task.source, task.name)
+    init = list(module.get_init_inputs())
+    ins = sum(t.numel() * t.element_size() for t in module.get_small_inputs())
+    plan = mp.plan_check(module, init, small=True, n_trials=5, capacity=None, poison_bytes=7)
+    assert plan.per_trial == mp.TRIAL_COPIES * 2 * ins  # relu: output as large as the input
+    assert plan.fixed == 7 and plan.rounds == (5,)
+    tight = mp.plan_check(module, init, small=True, n_trials=5, capacity=plan.cost(2), poison_bytes=7)
+    assert tight.rounds == (2, 2, 1)
+
+
+def test_budget_makes_a_second_holder_wait_and_runs_an_oversized_one_alone():
+    budget = mp.MemoryBudget(100)
+    order: list[str] = []
+    first_in = threading.Event()
+
+    def first():
+        with budget.hold(60):
+            first_in.set()
+            time.sleep(0.3)
+            order.append("first done")
+
+    def second():
+        first_in.wait()
+        with budget.hold(60):
+            order.append("second in")
+            assert budget.held == 60
+
+    def huge():
+        first_in.wait()
+        with budget.hold(10**9):  # clipped to the capacity: waits for an empty budget
+            order.append("huge in")
+            assert budget.held == 100
+
+    threads = [threading.Thread(target=f) for f in (first, second, huge)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert order[0] == "first done" and set(order[1:]) == {"second in", "huge in"}
+    assert budget.held == 0
+
+
+def test_no_capacity_means_no_waiting():
+    budget = mp.MemoryBudget(None)
+    with budget.hold(10**12), budget.hold(10**12):
+        assert budget.held == 0
+
+
+def test_capacity_from_config_or_host():
+    assert mp.device_capacity("cpu", None, 0.5, 2.0) == 2 << 30
+    host = mp.device_capacity("cpu", None, 0.5, None)
+    assert host is None or host > 0
