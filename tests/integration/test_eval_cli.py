@@ -68,13 +68,20 @@ def test_eval_bad_model_and_unreachable_endpoint(tmp_path):
     assert r.exit_code == 2 and "unreachable" in r.output
     r = _eval(tmp_path / "missing", tmp_path / "o", "--kernel", "opencl")
     assert r.exit_code == 2 and "--kernel" in r.output
+    for extra, words in ((("--rules", "strict"), "--rules"), (("--sandbox-set", "nope=1"), "not a sandbox setting"),
+                         (("--sandbox-set", "judge_memory_share=2"), "judge_memory_share"),
+                         (("--sandbox-set", "workers"), "KEY=VALUE")):
+        r = _eval(tmp_path / "missing", tmp_path / "o", *extra)
+        assert r.exit_code == 2 and words in r.output and r.output.strip().count("\n") == 0, r.output
 
 
 def test_eval_kernelbench_prompt_writes_kernelbench_results(tiny_dir, tmp_path):
     out = tmp_path / "kb"
     r = CliRunner().invoke(app, ["eval", "--model", str(tiny_dir), "--backend", "hf", "--tasks", "builtin:eval",
                                  "--limit", "2", "--samples", "1", "--turns", "1", "--out", str(out),
-                                 "--max-new-tokens", "8", "--device", "cpu", "--prompt", "kernelbench"])
+                                 "--max-new-tokens", "8", "--device", "cpu", "--prompt", "kernelbench",
+                                 "--rules", "kernelbench", "--sandbox-set", "workers=1",
+                                 "--sandbox-set", "judge_memory_share=0.3"])
     assert r.exit_code == 0, r.output
     results = json.loads((out / "eval_results.json").read_text())
     assert sorted(results) == ["1", "2"]  # built-in tasks: numbered by position
@@ -84,6 +91,8 @@ def test_eval_kernelbench_prompt_writes_kernelbench_results(tiny_dir, tmp_path):
     kb = summary["kernelbench"]
     assert kb["problems"] == 2 and kb["fast_1"] is None  # CPU: untimed
     assert summary["prompt_mode"] == "kernelbench" and summary["sampling"]["max_new_tokens"] == 8
+    assert summary["sampling"]["rules"] == "kernelbench"
+    assert summary["sampling"]["sandbox_set"] == ["workers=1", "judge_memory_share=0.3"]
     env = summary["environment"]
     assert env["torch"] and "transformers" in env and "git_commit" in env and env["gpu_count"] == 0
     assert "kernelbench (sample 0, turn 1)" in r.output

@@ -69,3 +69,11 @@ def test_demo_policy_folder_loads_as_a_chat_model(tmp_path):
     assert text == "### Task\nrelu\n### Previous\ncode\n### Feedback\nwrong\n### Answer\n"
     assert hf.pad_token_id == 0 and hf.eos_token_id == 1
     assert TinyPolicy.load(tmp_path).encode("add") == tok.encode("add").ids
+
+
+def test_sandbox_config_from_overrides_types_values_and_keeps_fixed_fields():
+    from leap.cli.common import sandbox_config
+
+    cfg = sandbox_config(["workers=3", "judge_memory_gib=12.5", "gpus=[0, 1]", "transport=files"], rules="kernelbench")
+    assert (cfg.workers, cfg.judge_memory_gib, cfg.gpus, cfg.transport, cfg.rules) == (3, 12.5, [0, 1], "files",
+                                                                                         "kernelbench")

@@ -19,3 +19,28 @@ def quiet_known_warnings() -> None:
     import warnings
 
     warnings.filterwarnings("ignore", message=r".*is_gradient_checkpointing.*", category=FutureWarning)
+
+
+def sandbox_config(overrides: list[str], option: str = "--sandbox-set", **fixed):
+    """A `SandboxConfig` from ``fixed`` fields plus ``KEY=VALUE`` overrides (YAML values); an unknown key or
+    a bad value fails with one line naming the option, the key and what was expected."""
+    from pydantic import ValidationError
+
+    from leap.sandbox import SandboxConfig
+    from leap.trainer.config import parse_value
+
+    data = dict(fixed)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail(f"{option} {item!r}: expected KEY=VALUE (a SandboxConfig field)")
+        if key not in SandboxConfig.model_fields:
+            fail(f"{option} {key}: not a sandbox setting (known: {', '.join(sorted(SandboxConfig.model_fields))})")
+        data[key] = parse_value(value)
+    try:
+        return SandboxConfig(**data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "?"
+        fail(f"{option} {where}: {err.get('msg')} (got {err.get('input')!r})")

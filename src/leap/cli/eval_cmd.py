@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from leap.cli.common import fail
+from leap.cli.common import fail, sandbox_config
 
 
 def register(app: typer.Typer) -> None:
@@ -35,7 +35,11 @@ def register(app: typer.Typer) -> None:
                                                    "prompt templates are used (else LEAP's wording, same "
                                                    "structure)"),
               checkpoint: str = typer.Option("", help="hf backend: a `leap sft` / `leap train` checkpoint (dir "
-                                             "or root) whose trained weights are applied to MODEL")) -> None:
+                                             "or root) whose trained weights are applied to MODEL"),
+              rules: str = typer.Option("leap", help="sandbox rules: leap, or kernelbench (KernelBench's own: PyTorch "
+                                        "ops allowed in ModelNew; LEAP's strict verdict kept beside as strict_gate)"),
+              sandbox_set: list[str] = typer.Option([], "--sandbox-set", help="a sandbox setting as KEY=VALUE "
+                                                    "(repeatable), e.g. workers=4 or judge_memory_share=0.3")) -> None:
         """Run MODEL through multi-turn episodes on TASKS and write results, summary and report to OUT."""
         from leap.evaluation.runner import EvalConfig, run_eval
         from leap.progress import Progress
@@ -47,6 +51,9 @@ def register(app: typer.Typer) -> None:
         from leap.tasks.suite import iter_task_source
         from leap.tasks.task import TaskError
 
+        if rules not in ("leap", "kernelbench"):
+            fail(f"--rules: expected leap or kernelbench (got {rules!r})")
+        sb_cfg = sandbox_config(sandbox_set, rules=rules)
         if kernel not in BACKENDS:
             fail(f"--kernel: unknown kernel backend {kernel!r} (expected one of {', '.join(BACKENDS)})")
         try:  # the same builder as the trainer's rollout.prompt
@@ -94,12 +101,13 @@ def register(app: typer.Typer) -> None:
         params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed)
         sampling = {"max_new_tokens": max_new_tokens, "temperature": temperature, "top_p": top_p, "seed": seed,
                     "samples": samples, "turns": turns, "kernel": kernel, "prompt": prompt,
-                    "kernelbench_root": kernelbench_root or None, "limit": limit}
+                    "kernelbench_root": kernelbench_root or None, "limit": limit, "rules": rules,
+                    "sandbox_set": list(sandbox_set)}
         cfg = EvalConfig(samples=samples, turns=turns, tasks_per_batch=tasks_per_batch, sampling=sampling,
                          prompt_mode=prompt, episode=EpisodeConfig(max_turns=turns, backend=kernel, params=params,
                                                                    prompt_fn=prompt_fn))
         total = len(task_list) * samples
-        with Sandbox(device=device) as sb, Progress(total, label="eval samples") as bar:
+        with Sandbox(sb_cfg, device=device) as sb, Progress(total, label="eval samples") as bar:
             bar.stage(f"episodes of {tasks_per_batch} tasks at a time (generation + sandbox)")
             try:
                 summary = run_eval(policy, task_list, sandbox_verifier(sb, device=device), out, cfg,

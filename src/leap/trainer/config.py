@@ -346,7 +346,7 @@ def _one_line(where: str, exc: ValidationError) -> ConfigError:
     return ConfigError(f"{where}: {loc or '<root>'}: {_expected(err)}{more}")
 
 
-def _parse_value(text: str) -> Any:
+def parse_value(text: str) -> Any:
     """A CLI value: YAML scalars/lists (``3``, ``1e-5``, ``true``, ``[a, b]``, ``null``); else the string."""
     try:
         return yaml.safe_load(text)
@@ -371,7 +371,7 @@ def apply_overrides(data: dict, overrides: list[str], where: str) -> dict:
             if not isinstance(child, dict):
                 raise ConfigError(f"{where}: override {key}: {p} is not a section")
             node = child
-        node[parts[-1]] = _parse_value(value)
+        node[parts[-1]] = parse_value(value)
     return data
 
 
