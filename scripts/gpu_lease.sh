@@ -19,7 +19,7 @@
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
 # built), the base 1.5B on KernelBench level 1 (.kb/KernelBench/level1, an unmodified checkout) with the
 # Triton and the CUDA prompt (`--kernel cuda_inline`), side by side (KB_PARALLEL=0: one after the other),
-# 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
+# KernelBench's rules (`--rules kernelbench`, LEAP's strict verdict beside), 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
 # yet measured) on an H200 with 16 cores: Triton ~8 min (4 batches: ~1 min generation + verification each),
 # CUDA ~20 min (4 batches: ~1 min generation + ~25 cuda_inline builds at ~60 s, 8 at a time), so ~20 min
 # side by side, plus ~5 min to carry and build the model (19 piece calls, 115 s conversion). Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
@@ -96,15 +96,22 @@ chain_sandbox() {  # SB_TP=0: no throughput bench; SB_INLINE: cuda_inline candid
   touch "$W/out/S.done"
 }
 
+gpu_files() { python3 -m pytest -q -p no:cacheprovider -m gpu --collect-only tests 2>/dev/null | grep '::' | cut -d: -f1 | uniq; }
+
+gpu_pytest() {  # gpu_pytest PART FILES...: one pytest run of gpu-marked tests; failures logged as they happen
+  local part=$1; shift
+  LEAP_TEST_FAILURE_LOG="$W/out/sandbox/gpu_test_failures.txt" \
+    python3 -m pytest -v -p no:cacheprovider -m gpu --timeout 600 -rfEs --durations 20 \
+    --junitxml "$W/out/sandbox/gpu_tests_$part.xml" "$@" > "$W/out/logs/gpu_tests_$part.log" 2>&1
+}
+
 gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer...) resumes after the killed file
   local files part=0 rc last
-  files=${SB_TEST_FILES:-$(python3 -m pytest -q -p no:cacheprovider -m gpu --collect-only tests 2>/dev/null | grep '::' | cut -d: -f1 | uniq)}
+  files=${SB_TEST_FILES:-$(gpu_files)}
   while [ -n "$files" ]; do
     part=$((part + 1))
     # shellcheck disable=SC2086
-    LEAP_TEST_FAILURE_LOG="$W/out/sandbox/gpu_test_failures.txt" \
-      python3 -m pytest -v -p no:cacheprovider -m gpu --timeout 600 -rfEs --durations 20 \
-      --junitxml "$W/out/sandbox/gpu_tests_$part.xml" $files > "$W/out/logs/gpu_tests_$part.log" 2>&1; rc=$?
+    gpu_pytest "$part" $files; rc=$?
     echo "part $part: rc=$rc"; tail -1 "$W/out/logs/gpu_tests_$part.log"
     [ "$rc" -ge 128 ] || break  # a normal end (0 passed, 1 failures, ...): done
     last=$(grep -oE '^tests/[^ ]+::[^ ]+' "$W/out/logs/gpu_tests_$part.log" | tail -1)
@@ -115,8 +122,16 @@ gpu_tests() {  # every gpu-marked test; a run killed from outside (OS OOM killer
 
 chain_loaded() {  # the model generating (`leap eval`, over and over) while the sandbox chain runs beside it
   env_here
+  local n=0 k secs all rest
+  all=$(gpu_files); rest=$(echo "$all" | grep -v '^tests/integration/test_demo.py$')
+  if [ "$rest" != "$all" ] && [ ! -f "$M/.ready" ]; then  # the CUDA demo (~270 s, no sandbox under test) on the
+    mkdir -p "$W/out/sandbox"                             # quiet GPU while the model is carried and built
+    echo "$(date -u +%H:%M:%S) === gpu tests part 0 (test_demo.py) start"
+    gpu_pytest 0 tests/integration/test_demo.py
+    echo "$(date -u +%H:%M:%S) === gpu tests part 0 rc=$?"; tail -1 "$W/out/logs/gpu_tests_0.log"
+    export SB_TEST_FILES=$rest
+  fi
   wait_for "$M/.ready" 900 || { echo "no model"; touch "$W/out/S.done" "$W/out/L.done"; return; }
-  local n=0 k secs
   # LOADED_KB=1: the generating model's first work is KernelBench level 1 (KB_KERNELS, one after the other;
   # correctness is what counts there, its speedups are measured on a shared GPU), then the builtin evals
   (if [ -n "${LOADED_KB:-}" ]; then for k in $KB_KERNELS; do
@@ -148,7 +163,8 @@ kb_eval() {  # kb_eval KERNEL SECONDS: the base 1.5B on level 1 with KernelBench
     [ "$(kb_final "$out")" -ge "$KB_LIMIT" ] && [ -f "$out/summary.json" ] && break
     stage "kb_l1_${k}_$try" "$secs" leap eval --model "$M" --backend hf --cache static --tasks .kb/KernelBench/level1 \
       --limit "$KB_LIMIT" --prompt kernelbench --kernelbench-root .kb --kernel "$k" --samples 1 --turns 1 \
-      --temperature 0 --max-new-tokens "$KB_TOKENS" --tasks-per-batch "$KB_BATCH" --device cuda --out "$out"
+      --temperature 0 --max-new-tokens "$KB_TOKENS" --tasks-per-batch "$KB_BATCH" --device cuda --out "$out" \
+      --rules kernelbench --sandbox-set "judge_memory_share=${KB_MEM_SHARE:-0.6}"
     echo "kb_l1_$k: $(kb_final "$out")/$KB_LIMIT problems final after try $try"
   done
 }
@@ -162,8 +178,9 @@ chain_kb() {
   case "$KB_KERNELS" in
     *triton*cuda_inline*|*cuda_inline*triton*)
       if [ "${KB_PARALLEL:-1}" = 1 ]; then  # Triton loads the GPU, CUDA the CPU compile pool: overlap them
-        kb_eval cuda_inline "$KB_CUDA_S" > "$W/out/logs/K_cuda.log" 2>&1 &
-        kb_eval triton "$KB_TRITON_S"
+        # two evals' judges on one GPU: each plans its checks within 0.3 of its memory
+        KB_MEM_SHARE=0.3 kb_eval cuda_inline "$KB_CUDA_S" > "$W/out/logs/K_cuda.log" 2>&1 &
+        KB_MEM_SHARE=0.3 kb_eval triton "$KB_TRITON_S"
         wait
         cat "$W/out/logs/K_cuda.log"
       else

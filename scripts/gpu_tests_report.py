@@ -17,36 +17,40 @@ KINDS = {"PASSED": "passed", "FAILED": "failure", "ERROR": "error", "SKIPPED": "
          "XPASS": "passed"}
 
 
-def _from_log(xml_path: str) -> list[tuple[str, str, str]]:
+def _from_log(log: Path) -> list[tuple[str, str, str]]:
     """(test, outcome, message) from the verbose log of a part that wrote no XML."""
-    xml = Path(xml_path)
-    logs = [xml.parent.parent / "logs" / xml.with_suffix(".log").name]
-    if "*" in xml.name:
-        logs = [Path(p) for p in sorted(glob.glob(str(xml.parent.parent / "logs" / "gpu_tests_[0-9]*.log")))]
-    rows = []
-    for log in logs:
-        try:
-            lines = log.read_text(errors="replace").splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            m = VERBOSE.match(line)
-            if m:
-                rows.append((m.group(1), KINDS[m.group(2)], "(from the log: the part was cut off; see gpu_test_failures.txt)"))
-    return rows
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    return [(m.group(1), KINDS[m.group(2)], "(from the log: the part was cut off; see gpu_test_failures.txt)")
+            for m in map(VERBOSE.match, lines) if m]
+
+
+def _parts(paths: list[str]) -> list[tuple[Path, Path]]:
+    """(XML, log) per part: the XML files given, plus every ``logs/gpu_tests_N.log`` beside their folder (a part
+    cut off by its time limit has a log and no XML; an unmatched shell glob names no file at all)."""
+    parts: dict[str, tuple[Path, Path]] = {}
+    for p in map(Path, paths):
+        logs = p.parent.parent / "logs"
+        parts[p.stem] = (p, logs / f"{p.stem}.log")
+        for log in sorted(glob.glob(str(logs / "gpu_tests_[0-9]*.log"))):
+            stem = Path(log).stem
+            parts.setdefault(stem, (p.parent / f"{stem}.xml", Path(log)))
+    return [v for k, v in sorted(parts.items()) if "*" not in k]
 
 
 def main(paths: list[str]) -> None:
     rows = []
-    for path in paths:  # a run resumed after a kill writes one file per part
+    for xml, log in _parts(paths):  # a run resumed after a kill writes one file per part
         try:
-            for c in ET.parse(path).getroot().iter("testcase"):
+            for c in ET.parse(xml).getroot().iter("testcase"):
                 kind = next((k for k in ("failure", "error", "skipped") if c.find(k) is not None), "passed")
                 msg = (c.find(kind).get("message") or "").splitlines()[0][:200] if kind != "passed" else ""
                 rows.append((f"{c.get('classname')}::{c.get('name')}", kind, msg))
         except (OSError, ET.ParseError) as exc:
-            got = _from_log(path)
-            print(f"{path}: unreadable ({exc}); a killed part writes none: {len(got)} outcomes read from its log\n")
+            got = _from_log(log)
+            print(f"{xml}: unreadable ({exc}); a killed part writes none: {len(got)} outcomes read from {log.name}\n")
             rows += got
     outcome, notes = Counter(), []
     for name, kind, msg in rows:
