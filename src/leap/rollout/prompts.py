@@ -30,8 +30,10 @@ Rules:
   allocation (torch.empty, empty_like), views, .contiguous() and shape handling are fine.
 - No try/except fallbacks, threads, processes, file or network access, eval/exec, or new CUDA streams.
 - Handle every element: sizes are not always multiples of your block size.
-- Keep `Model`, `get_inputs` and `get_init_inputs` out of your answer; write only imports, kernels
-  and `ModelNew`."""
+- Your answer runs as a file of its own: it must import or define every name it uses. The task
+  file's constants (DTYPE, sizes, ...) are not there; copy the ones you need.
+- Leave `Model`, `get_inputs`, `get_init_inputs` and test code (`if __name__ == ...`) out of your
+  answer: imports, constants, kernels and `ModelNew`."""
 
 _BACKEND_RULES = {
     "triton": """\
