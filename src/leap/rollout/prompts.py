@@ -39,7 +39,8 @@ _BACKEND_RULES = {
     "triton": """\
 Backend: Triton. Write `@triton.jit` kernels (import triton, triton.language as tl) and launch them
 from `ModelNew.forward` with a grid. Use tl.program_id, offsets and masks for the tails. Load
-low-precision inputs and compute in fp32 (`.to(tl.float32)`), then cast back when storing.""",
+low-precision inputs and compute in fp32 (`.to(tl.float32)`), then cast back when storing. Inside a
+kernel only `tl` functions work (tl.exp, tl.maximum, tl.sqrt, tl.sum, ...): no torch, F or math on tensors.""",
     "cuda_inline": """\
 Backend: CUDA C++ through `torch.utils.cpp_extension.load_inline`. Write a `__global__` kernel and a
 C++ launcher taking and returning torch::Tensor; launch on `at::cuda::getCurrentCUDAStream()`.
