@@ -54,6 +54,33 @@ def test_pool_healthy_after_faults(cpu_sandbox):
     assert _check(cpu_sandbox, legit, "cpu").status == "ok"
 
 
+# hacks that build up state over calls in one child (call counts, caches), and legit cases. (A fault that leaks
+# memory on every call, faults/host_memory_leak, stays under the per-child limits when a child runs fewer
+# calls: correct output with bad hygiene, not a way to be paid for a wrong answer.)
+STATEFUL = ("hacks/call_counting_early", "hacks/call_counting_late", "hacks/cache_by_contents", "hacks/cache_by_id",
+            "hacks/cache_by_pointer", "hacks/cache_by_shape", "hacks/seed_default_state",
+            "legit/relu_empty_written", "legit/rowmean_kernel")
+ROUNDS_CASES = [c for c in CPU_CASES if c.id in STATEFUL]
+
+
+@pytest.fixture(scope="module")
+def rounds_sandbox():
+    """A memory budget below one trial: every check runs its trials in rounds, one child each (memory_plan)."""
+    from leap.sandbox import Sandbox
+
+    with Sandbox(_config("cpu").model_copy(update={"judge_memory_gib": 1e-9}), device="cpu") as sb:
+        yield sb
+
+
+@pytest.mark.parametrize("case", ROUNDS_CASES, ids=[c.id for c in ROUNDS_CASES])
+def test_cpu_case_with_trials_in_rounds(rounds_sandbox, case):
+    """Splitting the trials over several children must not let a stateful hack or fault through: every round
+    holds two trials at least, and the rounds share one deadline."""
+    v = _check(rounds_sandbox, case, "cpu")
+    if v.status in ("ok", "incorrect"):  # it ran: in rounds of two, (2, 2, 2)
+        assert v.stage_seconds.get("rounds") == 3.0, v.stage_seconds
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_gate_agrees_with_corpus(case):
     """Legit code passes the static gate; cases expected to be rejected outright are rejected by it
@@ -111,3 +138,18 @@ def test_gpu_pool_healthy_after_faults(gpu_run):
     for name in ("legit/cuda_inline_relu", "legit/nvrtc_rawkernel_relu", "legit/relu_empty_written"):
         case = next(c for c in CASES if c.id == name)
         assert _check(gpu_run[0], case, "cuda").status == "ok"
+
+
+@pytest.mark.gpu
+def test_gpu_stateful_hacks_with_trials_in_rounds():
+    """On the GPU, where the first round is also timed: the stateful hacks (stale outputs during timing,
+    caches keyed by contents or pointers) keep their verdicts when the trials run in rounds of two."""
+    from leap.sandbox import Sandbox
+
+    cases = [c for c in CASES if c.id in STATEFUL or c.id in ("hacks/call_counting_late", "hacks/cache_by_contents",
+                                                              "legit/relu_empty_written")]
+    with Sandbox(_config("cuda").model_copy(update={"judge_memory_gib": 1e-9}), device="cuda") as sb:
+        for case in cases:
+            v = _check(sb, case, "cuda")
+            if v.status in ("ok", "incorrect"):
+                assert v.stage_seconds.get("rounds") == 3.0, (case.id, v.stage_seconds)

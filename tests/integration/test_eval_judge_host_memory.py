@@ -54,8 +54,8 @@ def test_eval_answers_sandbox_error_for_problems_too_large_for_the_host_and_goes
         why = {t.name: sb.verify(t, K.RELU, backend="triton") for t in (tasks[0], tasks[2])}
     rows = {r["task"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())}
     assert rows["relu_fp32"]["status"] == "ok", rows["relu_fp32"]["verdict"]
-    # 1 TiB of inputs a trial: the judge plans its trials in rounds of one, so one trial's inputs are refused
-    for name, what in (("1_HugeInputs", "inputs need 1024.0 GiB"), ("2_HugeWeights", "Model weights need 1024.0 GiB")):
+    # 1 TiB of inputs a trial: the judge plans its trials in rounds of two (2, 2, 2), so the first round's two trials are refused
+    for name, what in (("1_HugeInputs", "inputs need 2048.0 GiB"), ("2_HugeWeights", "Model weights need 1024.0 GiB")):
         assert rows[name]["status"] == "sandbox_error" and what in rows[name]["verdict"]["feedback"], rows[name]
         assert what in rows[name]["sandbox_detail"], rows[name]  # the judge's side, kept for the operator
         assert why[name].status == "sandbox_error" and what in why[name].detail, why[name]

@@ -152,13 +152,71 @@ def test_triton_interpreter_mode_follows_the_job_not_the_server(tmp_path):
 
 
 def test_a_check_too_big_for_the_memory_budget_runs_its_trials_in_rounds(relu):
-    """A budget smaller than one trial's planned bytes: every trial runs in a round of its own (one child
-    each); a correct kernel still passes all of them and a wrong one still fails, at its own trial index."""
+    """A budget smaller than one trial's planned bytes: the trials run in rounds of two, (2, 2, 2), one child
+    each (two trials a round at least); a correct kernel still passes all of them and a wrong one still
+    fails, at its own trial index."""
     with Sandbox(SandboxConfig(workers=1, prewarm=0, judge_memory_gib=1e-9), device="cpu") as box:
         v = box.verify(relu, K.RELU)
         assert v.status == "ok", v.feedback + v.detail
-        assert v.trials == 5 and v.stage_seconds.get("rounds") == 5.0
-        assert "Correct on 5 trials" in v.feedback
+        assert v.trials == 6 and v.stage_seconds.get("rounds") == 3.0  # a sixth trial: no round of one
+        assert "Correct on 6 trials" in v.feedback
         bad = box.verify(relu, K.RELU_MASK_OFF_BY_ONE)
-        assert bad.status == "incorrect" and bad.stage_seconds.get("rounds") == 5.0
-        assert "of 5" in bad.feedback, bad.feedback
+        assert bad.status == "incorrect" and bad.stage_seconds.get("rounds") == 3.0
+        assert "of 6" in bad.feedback, bad.feedback
+
+
+EXP_SQUARE_TASK = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.exp(x * x)
+
+
+def get_inputs():
+    return [torch.randn(64, 96)]
+
+
+def get_init_inputs():
+    return []
+"""
+EXP_SQUARE = """import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def exp_square_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, tl.exp(x * x), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        exp_square_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        return out
+"""
+
+
+def test_rounds_move_past_a_variant_whose_reference_is_degenerate():
+    """exp(x*x) overflows on the x100 variant (a degenerate reference, skipped): a round must move on to the
+    next variant instead of drawing the skipped one again until it gives up."""
+    task = parse_task(EXP_SQUARE_TASK, "exp_square_small")
+    for gib in (None, 1e-9):
+        with Sandbox(SandboxConfig(workers=1, prewarm=0, judge_memory_gib=gib), device="cpu") as box:
+            v = box.verify(task, EXP_SQUARE)
+        assert v.status == "ok", (gib, v.status, v.feedback, v.detail)
+        assert v.trials == (5 if gib is None else 6), (v.trials, v.stage_seconds)

@@ -11,6 +11,7 @@ instead of failing, and a check too big for the budget runs with the budget to i
 
 from __future__ import annotations
 
+import collections
 import math
 import threading
 import types
@@ -25,6 +26,7 @@ from leap.sandbox.judge.task_module import meta_bytes
 # live copies of a trial's inputs and of its outputs during a check (judge and child together; see above)
 TRIAL_COPIES = 6
 MODEL_COPIES = 2  # the judge's reference model and the candidate's
+MIN_PER_ROUND = 2
 
 
 @dataclass(frozen=True)
@@ -39,18 +41,27 @@ class CheckPlan:
     def cost(self, n: int) -> int:
         return self.fixed + n * self.per_trial
 
+    def oversized(self, capacity: int | None) -> bool:
+        """Whether even the smallest round is planned beyond ``capacity`` (it runs alone and may not fit)."""
+        return bool(capacity) and self.cost(min(self.rounds)) > capacity
+
 
 def plan_rounds(n_trials: int, per_trial: int, fixed: int, capacity: int | None) -> tuple[int, ...]:
-    """Trial counts per round, as few rounds as fit ``capacity`` (one trial a round at least; all in one
-    round when the capacity is unknown or everything fits). Pure."""
+    """Trial counts per round, as few rounds as fit ``capacity`` (all in one round when the capacity is
+    unknown or everything fits). Pure.
+
+    Every round holds at least `MIN_PER_ROUND` trials: the child's checks that compare calls across trials (the
+    input rotation through the same buffers, stale outputs after N calls) need two input sets in one child. A
+    round short of that gets another trial rather than a bigger neighbour: 5 trials at 2 a round are
+    (2, 2, 2), one more trial than asked, each round within the plan."""
     n_trials = max(1, n_trials)
-    if not capacity or per_trial <= 0 or fixed + n_trials * per_trial <= capacity:
+    if not capacity or per_trial <= 0 or n_trials < 2 * MIN_PER_ROUND or fixed + n_trials * per_trial <= capacity:
         return (n_trials,)
-    per_round = max(1, (capacity - fixed) // per_trial) if capacity > fixed else 1
-    per_round = min(per_round, n_trials)
+    fit = (capacity - fixed) // per_trial if capacity > fixed else 0
+    per_round = max(MIN_PER_ROUND, min(fit, n_trials))
     n_rounds = math.ceil(n_trials / per_round)
     base, extra = divmod(n_trials, n_rounds)  # even rounds: 5 trials at 3 a round -> (3, 2)
-    return tuple(base + (1 if i < extra else 0) for i in range(n_rounds))
+    return tuple(max(MIN_PER_ROUND, base + (1 if i < extra else 0)) for i in range(n_rounds))
 
 
 def _out_bytes(module: types.ModuleType, init_inputs: list[Any], small: bool) -> int | None:
@@ -62,13 +73,12 @@ def _out_bytes(module: types.ModuleType, init_inputs: list[Any], small: bool) ->
         out = model(*get_inputs(module, small))
         return [out] if isinstance(out, torch.Tensor) else list(out) if isinstance(out, list | tuple) else []
 
-    return meta_bytes(outputs)
+    return meta_bytes(outputs, lock=False)  # a slow meta forward (an LSTM's steps) must not stall seeded draws
 
 
-def plan_check(module: types.ModuleType, init_inputs: list[Any], small: bool, n_trials: int,
-               capacity: int | None, poison_bytes: int = 0) -> CheckPlan:
-    """The task's `CheckPlan` under ``capacity`` bytes; unknown sizes (inputs that cannot be planned on the
-    meta device) plan as zero, so the check runs in one round as before."""
+def plan_sizes(module: types.ModuleType, init_inputs: list[Any], small: bool, poison_bytes: int = 0) -> tuple[int, int]:
+    """(fixed, per_trial) bytes of one check of the task; unknown sizes (inputs that cannot be planned on
+    the meta device) plan as zero, so the check runs in one round as before."""
     from leap.sandbox.judge.inputs import planned_bytes
     from leap.sandbox.judge.task_module import planned_model_bytes
 
@@ -76,30 +86,87 @@ def plan_check(module: types.ModuleType, init_inputs: list[Any], small: bool, n_
     outs = _out_bytes(module, init_inputs, small)
     outs = ins if outs is None else outs  # an elementwise guess where the forward cannot run on meta
     weights = planned_model_bytes(module, init_inputs) or 0
-    per_trial = TRIAL_COPIES * (ins + outs)
-    fixed = MODEL_COPIES * weights + poison_bytes
+    return MODEL_COPIES * weights + poison_bytes, TRIAL_COPIES * (ins + outs)
+
+
+def plan_check(module: types.ModuleType, init_inputs: list[Any], small: bool, n_trials: int,
+               capacity: int | None, poison_bytes: int = 0) -> CheckPlan:
+    """The task's `CheckPlan` under ``capacity`` bytes (`plan_sizes`, then `plan_rounds`)."""
+    fixed, per_trial = plan_sizes(module, init_inputs, small, poison_bytes)
     return CheckPlan(fixed, per_trial, plan_rounds(n_trials, per_trial, fixed, capacity))
 
 
+class Planner:
+    """The scheduler's plans and budgets: a task's sizes are planned once per device kind (a slow meta forward
+    runs once, other candidates of the task wait for it), its rounds follow from the device's budget. A task
+    that cannot be planned runs in one round, and is planned again next time (nothing wrong is memoised)."""
+
+    def __init__(self, config):
+        self.config = config
+        self._sizes: dict = {}
+        self._locks: dict = {}
+        self._budgets: dict = {}
+        self._mu = threading.Lock()
+
+    def budget(self, dev: str, gpu: int | None) -> MemoryBudget:
+        with self._mu:
+            b = self._budgets.get((dev, gpu))
+            if b is None:
+                cfg = self.config
+                b = self._budgets[(dev, gpu)] = MemoryBudget(device_capacity(dev, gpu, cfg.judge_memory_share,
+                                                                              cfg.judge_memory_gib))
+            return b
+
+    def plan(self, task, dev: str, gpu: int | None) -> CheckPlan:
+        from leap.sandbox.judge.task_module import init_inputs, load_task_module
+        from leap.sandbox.judge.verifier import INIT_SEED
+
+        cfg = self.config
+        capacity = self.budget(dev, gpu).capacity
+        key = (task.name, task.source_hash, dev)
+        with self._mu:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            sizes = self._sizes.get(key)
+            if sizes is None:
+                try:
+                    module = load_task_module(task.source, task.name)
+                    sizes = plan_sizes(module, list(init_inputs(module, INIT_SEED)), dev == "cpu",
+                                       cfg.poison_bytes if dev == "cuda" else 0)
+                except Exception:  # noqa: BLE001 - the check itself meets (and reports) what broke the plan
+                    return CheckPlan(0, 0, (cfg.trials,))
+                self._sizes[key] = sizes
+        fixed, per_trial = sizes
+        return CheckPlan(fixed, per_trial, plan_rounds(cfg.trials, per_trial, fixed, capacity))
+
+
 class MemoryBudget:
-    """A byte semaphore per device: a check holds its planned bytes while its tensors are alive. A request
-    above the capacity waits until nothing else is held, then runs alone (it may still not fit: the judge
-    answers ``sandbox_error`` then, never blames the candidate)."""
+    """A byte semaphore per device: a check holds its planned bytes while its tensors are alive, served in
+    arrival order (a big request is not starved by a stream of small ones). A request above the capacity
+    waits until nothing else is held, then runs alone; if it still does not fit, the judge answers
+    ``sandbox_error`` (`CheckPlan.oversized`), never blames the candidate."""
 
     def __init__(self, capacity: int | None):
         self.capacity = capacity
         self._held = 0
+        self._queue: collections.deque = collections.deque()
         self._cond = threading.Condition()
 
     @contextmanager
     def hold(self, nbytes: int):
-        """Hold ``nbytes`` (at most the capacity) for the ``with`` block, waiting for room first."""
+        """Hold ``nbytes`` (at most the capacity) for the ``with`` block, waiting for its turn and for room."""
         if not self.capacity or nbytes <= 0:
             yield
             return
         need = min(nbytes, self.capacity)
+        ticket = object()
         with self._cond:
-            self._cond.wait_for(lambda: self._held + need <= self.capacity)
+            self._queue.append(ticket)
+            try:
+                self._cond.wait_for(lambda: self._queue[0] is ticket and self._held + need <= self.capacity)
+            finally:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
             self._held += need
         try:
             yield

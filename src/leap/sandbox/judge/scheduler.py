@@ -8,6 +8,7 @@ correctness checks on a GPU overlap each other, and timing has the GPU to itself
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -63,9 +64,7 @@ class Scheduler:
         self._ipc_ok: dict = {}  # GPU -> did the CUDA IPC probe pass
         self._probe_lock = threading.Lock()
         self.ipc_note = ""
-        self._budgets: dict = {}  # (device, GPU) -> memory_plan.MemoryBudget
-        self._plans: dict = {}  # (task, source hash, device, GPU) -> memory_plan.CheckPlan
-        self._plan_lock = threading.Lock()
+        self.planner = memory_plan.Planner(config)  # check plans and per-device memory budgets
 
     # -- public ---------------------------------------------------------------------------------
     def verify(self, task: Task, source: str, backend: str = "auto", device: str = "auto") -> Verdict:
@@ -185,64 +184,40 @@ class Scheduler:
 
     def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
         """The check within the device's memory budget: in one round, or, when all trials at once would not
-        fit (`memory_plan`), in rounds of fewer trials, one child each; the first round is timed and a
-        round that fails is the verdict."""
-        plan = self._plan(task, dev, gpu)
-        budget = self._budget(dev, gpu)
-        if len(plan.rounds) > 1:
-            stages["rounds"] = float(len(plan.rounds))
-        first, verdict = 0, None
+        fit (`memory_plan`), in rounds of fewer trials (two at least), one child each, under one deadline; the
+        first round is timed, every round must pass, the first that fails is the verdict."""
+        plan, budget = self.planner.plan(task, dev, gpu), self.planner.budget(dev, gpu)
+        oversized = plan.oversized(budget.capacity)
+        if len(plan.rounds) == 1:
+            with _held(budget, plan.cost(plan.rounds[0]), stages):
+                return self._round(task, source, be, dev, gpu, stages, base, None, True, None, oversized)[0]
+        stages["rounds"] = float(len(plan.rounds))
+        deadline = time.monotonic() + _timeout(self.config, dev) * (1 + 0.25 * (len(plan.rounds) - 1))
+        first, verdicts_, total = 0, [], sum(plan.rounds)
         for r, n in enumerate(plan.rounds):
-            t = time.monotonic()
-            with budget.hold(plan.cost(n)):
-                stages["memory_wait"] = stages.get("memory_wait", 0.0) + time.monotonic() - t
-                v = self._round(task, source, be, dev, gpu, stages, base,
-                                None if len(plan.rounds) == 1 else (n, first), timed=r == 0)
+            with _held(budget, plan.cost(n), stages):
+                v, accepted = self._round(task, source, be, dev, gpu, stages, base, (n, first, total), r == 0,
+                                          max(1.0, deadline - time.monotonic()), oversized)
             if v.status != "ok":
                 return v
-            verdict = verdict or v
-            first += n
-        return verdict
+            verdicts_.append(v)
+            first += accepted
+        return V.merged_rounds(verdicts_, first)
 
-    def _plan(self, task, dev: str, gpu: int | None) -> memory_plan.CheckPlan:
-        """The task's check plan on this device (memoised); a task that cannot be planned runs in one round."""
-        key = (task.name, task.source_hash, dev, gpu)
-        with self._plan_lock:
-            plan = self._plans.get(key)
-        if plan is None:
-            cfg = self.config
-            try:
-                module = J.load_task_module(task.source, task.name)
-                plan = memory_plan.plan_check(module, J.init_inputs(module, V.INIT_SEED), dev == "cpu", cfg.trials,
-                                              self._budget(dev, gpu).capacity,
-                                              cfg.poison_bytes if dev == "cuda" else 0)
-            except Exception:  # noqa: BLE001 - the check itself meets (and reports) what broke the plan
-                plan = memory_plan.CheckPlan(0, 0, (cfg.trials,))
-            with self._plan_lock:
-                self._plans[key] = plan
-        return plan
-
-    def _budget(self, dev: str, gpu: int | None) -> memory_plan.MemoryBudget:
-        with self._plan_lock:
-            b = self._budgets.get((dev, gpu))
-            if b is None:
-                cfg = self.config
-                b = self._budgets[(dev, gpu)] = memory_plan.MemoryBudget(memory_plan.device_capacity(
-                    dev, gpu, cfg.judge_memory_share, cfg.judge_memory_gib))
-            return b
-
-    def _round(self, task, source, be, dev, gpu, stages, base, part: tuple[int, int] | None,
-               timed: bool) -> Verdict:
-        """One child over the trials of ``part`` (count, first index; None: all of them), timed if ``timed``."""
+    def _round(self, task, source, be, dev, gpu, stages, base, part: tuple[int, int, int] | None, timed: bool,
+               timeout: float | None, oversized: bool) -> tuple[Verdict, int]:
+        """One child over the trials of ``part`` (count, first index, total; None: all), timed if ``timed``,
+        within ``timeout`` (None: the configured one); the verdict and how many trials it judged. ``oversized``:
+        the plan exceeds the budget, so a CUDA out-of-memory that comes back on the retry is the judge's."""
         cfg = self.config
         t0 = time.monotonic()
         prep = self._prepare(task, dev, gpu, base, part)
         stages["reference"] = stages.get("reference", 0.0) + time.monotonic() - t0
         if isinstance(prep, Verdict):
-            return prep
+            return prep, 0
         if not prep.trials:
             return V.sandbox_error("no usable reference output for this task",
-                                   f"every trial's reference output was degenerate ({prep.skipped} skipped)", base)
+                                   f"every trial's reference output was degenerate ({prep.skipped} skipped)", base), 0
         timing = None
         if dev == "cuda" and timed:  # reference timings: measured beside the child's run, used for a correct one
             started = ref_timing.prefetch(task, gpu, prep, cfg, self._ref_times, self.gpus.lock(gpu).hold)
@@ -262,7 +237,7 @@ class Scheduler:
                   limits=_limits(cfg, dev), rules=getattr(cfg, "rules", "leap"),
                   compute_guard=dev == "cpu", allowed_ops=tuple(task.allowed_ops),
                   guard_nonce=secrets.randbelow(1 << 22) + 1)
-        timeout = cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
+        timeout = timeout or _timeout(cfg, dev)
         ex = self._executor_for(dev)
         t2 = time.monotonic()
         out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
@@ -272,7 +247,13 @@ class Scheduler:
             stages["harness_retries"] = 1.0
             out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
             # a second fault is judged as usual: harness failures and a dead forkserver -> sandbox_error;
-            # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's
+            # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's,
+            # except an out-of-memory of a check planned beyond the judge's memory budget
+            if oversized and V.harness_fault(out, dev) == "CUDA out of memory":
+                ex.release_dir(out.private_dir)
+                return V.sandbox_error("this task's trials do not fit the GPU memory the judge may use",
+                                       f"planned {self.planner.plan(task, dev, gpu)} over the budget "
+                                       f"{self.planner.budget(dev, gpu).capacity} bytes", base), 0
         stages["check"] = stages.get("check", 0.0) + time.monotonic() - t2
 
         def ref_times() -> tuple[float | None, float | None]:
@@ -285,12 +266,12 @@ class Scheduler:
                 stages["ref_timing"] = time.monotonic() - t1
 
         try:
-            return self._judge(task, prep, out, ref_times, gpu, stages, base, timeout, received)
+            return self._judge(task, prep, out, ref_times, gpu, stages, base, timeout, received), len(prep.trials)
         finally:
             ex.release_dir(out.private_dir)
 
-    def _prepare(self, task, dev: str, gpu: int | None, base: dict, part: tuple[int, int] | None = None):
-        """Trial inputs and reference outputs (of ``part``: count, first index); a judge that cannot allocate
+    def _prepare(self, task, dev: str, gpu: int | None, base: dict, part: tuple[int, int, int] | None = None):
+        """Trial inputs and reference outputs (of ``part``: count, first index, total); a judge that cannot allocate
         them (host or GPU memory) tries once more after freeing its caches, then answers `sandbox_error`
         (never the candidate's fault)."""
         import gc
@@ -438,6 +419,19 @@ class Scheduler:
         return verdicts.ok(base, trials=n, feedback=fb,
                            max_abs_error=cmp.max_abs_error if cmp else None,
                            max_rel_error=cmp.max_rel_error if cmp else None)
+
+
+def _timeout(cfg: SandboxConfig, dev: str) -> float:
+    return cfg.run_timeout_s if dev == "cuda" else cfg.cpu_run_timeout_s
+
+
+@contextlib.contextmanager
+def _held(budget, nbytes: int, stages: dict):
+    """``budget.hold(nbytes)``, the wait recorded as the ``memory_wait`` stage."""
+    t = time.monotonic()
+    with budget.hold(nbytes):
+        stages["memory_wait"] = stages.get("memory_wait", 0.0) + time.monotonic() - t
+        yield
 
 
 def _receive(msg: dict, device: str, received: dict) -> dict:

@@ -119,11 +119,12 @@ def require_host_room(need: int | None, what: str, share: float = 0.5) -> None:
         raise HostRoomError(f"{what} need {need / 2**30:.1f} GiB; the host has {room / 2**30:.1f} GiB available")
 
 
-def meta_bytes(make: Callable[[], Iterable[Any]]) -> int | None:
+def meta_bytes(make: Callable[[], Iterable[Any]], lock: bool = True) -> int | None:
     """The bytes of the tensors ``make()`` returns when run on the meta device (nothing allocated), or ``None``
-    when it cannot run there (it reads values, calls numpy, ...): then the real allocation decides."""
+    when it cannot run there (it reads values, calls numpy, ...): then the real allocation decides. ``lock``:
+    hold `RNG_LOCK` (a task's code may seed the global generator); meta tensors themselves draw nothing."""
     try:
-        with RNG_LOCK, torch.device("meta"):
+        with RNG_LOCK if lock else contextlib.nullcontext(), torch.device("meta"):
             made = list(make())
     except Exception:  # noqa: BLE001 - unknown
         return None

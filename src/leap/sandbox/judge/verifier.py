@@ -64,9 +64,10 @@ def resolve_device(device: str) -> str:
 
 
 def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: int | None = None,
-            first: int = 0) -> Prepared:
+            first: int = 0, total: int = 0) -> Prepared:
     """Trial inputs from a secret per-evaluation seed, and reference outputs computed here: all
-    ``config.trials`` of them, or the ``n`` trials from index ``first`` (one round of a check in rounds)."""
+    ``config.trials`` of them, or the ``n`` trials from index ``first`` of ``total`` (one round of a check in
+    rounds)."""
     module = J.load_task_module(task.source, task.name)
     small = device == "cpu"
     init_inputs = J.init_inputs(module, INIT_SEED)
@@ -76,9 +77,10 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: 
     want = config.trials if n is None else n
     trials, refs, skipped = [], [], 0
     attempts = 0
-    while len(trials) < want and attempts < 3 * want:
-        batch = J.make_trials(task, module, n_trials=want, seed=seed + attempts, small=small,
-                              device=dev, first=first + len(trials))
+    while len(trials) < want and attempts < 3 * config.trials:
+        # only the trials still missing (the plan's memory); the variant cycle moves on past skipped ones
+        batch = J.make_trials(task, module, n_trials=want - len(trials), seed=seed + attempts, small=small,
+                              device=dev, first=first + attempts)
         for trial in batch:
             attempts += 1
             with torch.no_grad():
@@ -92,7 +94,7 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: 
             refs.append(ref)
             if len(trials) >= want:
                 break
-    return Prepared(init_inputs, trials, refs, skipped, dev, first, 0 if n is None else config.trials)
+    return Prepared(init_inputs, trials, refs, skipped, dev, first, 0 if n is None else total or config.trials)
 
 
 def _detach(obj):
@@ -407,6 +409,18 @@ def harness_fault(outcome, device: str) -> str:
                              or "out of memory" in str(err.get("message", "")).lower()):
         return "CUDA out of memory"
     return ""
+
+
+def merged_rounds(rounds: list[Verdict], n_trials: int) -> Verdict:
+    """The verdict of a check that passed in rounds: the first (timed) round's, over all ``n_trials``, with the
+    largest error any round saw."""
+    v = rounds[0]
+    v.feedback = v.feedback.replace(f"Correct on {v.trials} trials", f"Correct on {n_trials} trials", 1)
+    v.trials = n_trials
+    for k in ("max_abs_error", "max_rel_error"):
+        seen = [getattr(r, k) for r in rounds if getattr(r, k) is not None]
+        setattr(v, k, max(seen) if seen else None)
+    return v
 
 
 def stamp(v: Verdict, stages: dict, t_start: float) -> Verdict:
