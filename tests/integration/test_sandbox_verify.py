@@ -165,50 +165,8 @@ def test_a_check_too_big_for_the_memory_budget_runs_its_trials_in_rounds(relu):
         assert "of 6" in bad.feedback, bad.feedback
 
 
-EXP_SQUARE_TASK = """import torch
-import torch.nn as nn
-
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return torch.exp(x * x)
-
-
-def get_inputs():
-    return [torch.randn(64, 96)]
-
-
-def get_init_inputs():
-    return []
-"""
-EXP_SQUARE = """import torch
-import torch.nn as nn
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def exp_square_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    tl.store(out_ptr + offs, tl.exp(x * x), mask=mask)
-
-
-class ModelNew(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        x = x.contiguous()
-        out = torch.empty_like(x)
-        n = x.numel()
-        exp_square_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
-        return out
-"""
+EXP_SQUARE_TASK = K.ROWSUM_TASK.replace("return x.sum(dim=1)", "return torch.exp(x * x)")
+EXP_SQUARE = K.RELU.replace("tl.maximum(x, 0.0)", "tl.exp(x * x)")
 
 
 def test_rounds_move_past_a_variant_whose_reference_is_degenerate():
