@@ -19,7 +19,8 @@
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
 # built), the base 1.5B on KernelBench level 1 (.kb/KernelBench/level1, an unmodified checkout) with the
 # Triton and the CUDA prompt (`--kernel cuda_inline`), side by side (KB_PARALLEL=0: one after the other),
-# KernelBench's rules (`--rules kernelbench`, LEAP's strict verdict beside), 1 greedy sample, 1 turn, in batches of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
+# KernelBench's rules (`--rules kernelbench`, LEAP's strict verdict beside), 1 greedy sample, 1 turn, in batches
+# of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
 # yet measured) on an H200 with 16 cores: Triton ~8 min (4 batches: ~1 min generation + verification each),
 # CUDA ~20 min (4 batches: ~1 min generation + ~25 cuda_inline builds at ~60 s, 8 at a time), so ~20 min
 # side by side, plus ~5 min to carry and build the model (19 piece calls, 115 s conversion). Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,

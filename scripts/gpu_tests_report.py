@@ -31,12 +31,12 @@ def _parts(paths: list[str]) -> list[tuple[Path, Path]]:
     """(XML, log) per part: the XML files given, plus every ``logs/gpu_tests_N.log`` beside their folder (a part
     cut off by its time limit has a log and no XML; an unmatched shell glob names no file at all)."""
     parts: dict[str, tuple[Path, Path]] = {}
-    for p in map(Path, paths):
-        logs = p.parent.parent / "logs"
-        parts[p.stem] = (p, logs / f"{p.stem}.log")
-        for log in sorted(glob.glob(str(logs / "gpu_tests_[0-9]*.log"))):
-            stem = Path(log).stem
-            parts.setdefault(stem, (p.parent / f"{stem}.xml", Path(log)))
+    xmls = [Path(p) for p in paths]
+    for p in xmls:
+        parts[p.stem] = (p, p.parent.parent / "logs" / f"{p.stem}.log")
+    for folder in {p.parent for p in xmls}:
+        for log in map(Path, glob.glob(str(folder.parent / "logs" / "gpu_tests_[0-9]*.log"))):
+            parts.setdefault(log.stem, (folder / f"{log.stem}.xml", log))
     return [v for k, v in sorted(parts.items()) if "*" not in k]
 
 
@@ -57,9 +57,8 @@ def main(paths: list[str]) -> None:
         outcome[kind] += 1
         if kind != "passed":
             notes.append(f"| {kind} | `{name}` | {msg} |")
-    cases = rows
     print(f"# GPU tests ({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC)\n")
-    print(f"{len(cases)} with an outcome: {outcome['passed']} passed, {outcome['failure']} failed, "
+    print(f"{len(rows)} with an outcome: {outcome['passed']} passed, {outcome['failure']} failed, "
           f"{outcome['error']} errors, {outcome['skipped']} skipped\n")
     if notes:
         print("| outcome | test | message |\n|---|---|---|")

@@ -29,17 +29,17 @@ def test_plan_rounds(n, per, fixed, cap, want):
     assert got == want and n <= sum(got) <= n + 1
 
 
-def test_plan_check_counts_inputs_outputs_and_weights():
+def test_plan_sizes_count_inputs_outputs_and_weights():
     task = get_builtin("relu_fp32")
     module = load_task_module(task.source, task.name)
     init = list(module.get_init_inputs())
     ins = sum(t.numel() * t.element_size() for t in module.get_small_inputs())
-    plan = mp.plan_check(module, init, small=True, n_trials=5, capacity=None, poison_bytes=7)
-    assert plan.per_trial == mp.TRIAL_COPIES * 2 * ins  # relu: output as large as the input
-    assert plan.fixed == 7 and plan.rounds == (5,)
-    tight = mp.plan_check(module, init, small=True, n_trials=5, capacity=plan.cost(2), poison_bytes=7)
-    assert tight.rounds == (2, 2, 2)
-    assert not tight.oversized(plan.cost(3)) and tight.oversized(plan.cost(1))
+    fixed, per_trial = mp.plan_sizes(module, init, small=True, poison_bytes=7)
+    assert per_trial == mp.TRIAL_COPIES * 2 * ins  # relu: output as large as the input
+    assert fixed == 7 and mp.plan_rounds(5, per_trial, fixed, None) == (5,)
+    plan = mp.CheckPlan(fixed, per_trial, mp.plan_rounds(5, per_trial, fixed, fixed + 2 * per_trial))
+    assert plan.rounds == (2, 2, 2)
+    assert not plan.oversized(plan.cost(3)) and plan.oversized(plan.cost(1))
 
 
 def test_every_round_holds_two_trials_at_least():

@@ -27,7 +27,7 @@ def sandbox_config(overrides: list[str], option: str = "--sandbox-set", **fixed)
     from pydantic import ValidationError
 
     from leap.sandbox import SandboxConfig
-    from leap.trainer.config import parse_value
+    from leap.trainer.config import one_line_error, parse_value
 
     data = dict(fixed)
     for item in overrides:
@@ -41,6 +41,4 @@ def sandbox_config(overrides: list[str], option: str = "--sandbox-set", **fixed)
     try:
         return SandboxConfig(**data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ())) or "?"
-        fail(f"{option} {where}: {err.get('msg')} (got {err.get('input')!r})")
+        fail(str(one_line_error(option, exc)))

@@ -335,7 +335,7 @@ def _expected(err: dict) -> str:
     return f"{err['msg']} (got {got!r})"
 
 
-def _one_line(where: str, exc: ValidationError) -> ConfigError:
+def one_line_error(where: str, exc: ValidationError) -> ConfigError:
     errs = exc.errors()
     # a union (e.g. `int | None`) reports one error per member: keep the first real one
     err = errs[0]
@@ -400,7 +400,7 @@ def validate(data: dict, where: str = "<config>") -> TrainConfig:
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise _one_line(where, exc) from None
+        raise one_line_error(where, exc) from None
 
 
 def load_config(path: str | Path | None, overrides: list[str] | None = None,

@@ -96,8 +96,8 @@ def _locals(scope: ast.AST) -> set[str]:
             names.add(node.name)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names |= {(al.asname or al.name).split(".")[0] for al in node.names}
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            declared |= set(node.names) if isinstance(node, ast.Global) else set()
+        elif isinstance(node, ast.Global):
+            declared |= set(node.names)
     return names - declared
 
 

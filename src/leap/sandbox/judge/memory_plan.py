@@ -89,13 +89,6 @@ def plan_sizes(module: types.ModuleType, init_inputs: list[Any], small: bool, po
     return MODEL_COPIES * weights + poison_bytes, TRIAL_COPIES * (ins + outs)
 
 
-def plan_check(module: types.ModuleType, init_inputs: list[Any], small: bool, n_trials: int,
-               capacity: int | None, poison_bytes: int = 0) -> CheckPlan:
-    """The task's `CheckPlan` under ``capacity`` bytes (`plan_sizes`, then `plan_rounds`)."""
-    fixed, per_trial = plan_sizes(module, init_inputs, small, poison_bytes)
-    return CheckPlan(fixed, per_trial, plan_rounds(n_trials, per_trial, fixed, capacity))
-
-
 class Planner:
     """The scheduler's plans and budgets: a task's sizes are planned once per device kind (a slow meta forward
     runs once, other candidates of the task wait for it), its rounds follow from the device's budget. A task
