@@ -165,6 +165,28 @@ def test_a_check_too_big_for_the_memory_budget_runs_its_trials_in_rounds(relu):
         assert "of 6" in bad.feedback, bad.feedback
 
 
+def test_kernelbench_rules_run_a_task_whose_two_trials_do_not_fit_one_trial_a_round(relu):
+    """KernelBench makes no cross-trial checks: under its rules a budget that holds one trial but not two runs
+    the five trials one a round (no sixth trial), says so in the verdict's detail, and still fails a wrong
+    kernel; LEAP's rules keep two a round."""
+    from leap.sandbox.judge import memory_plan as mp
+    from leap.sandbox.judge.task_module import load_task_module
+
+    module = load_task_module(relu.source, relu.name)
+    fixed, per_trial = mp.plan_sizes(module, list(module.get_init_inputs()), small=True)
+    gib = (fixed + 1.5 * per_trial) / 2**30
+    with Sandbox(SandboxConfig(workers=1, prewarm=0, judge_memory_gib=gib, rules="kernelbench"), device="cpu") as box:
+        v = box.verify(relu, K.RELU)
+        assert v.status == "ok", v.feedback + v.detail
+        assert v.trials == 5 and v.stage_seconds.get("rounds") == 5.0, (v.trials, v.stage_seconds)
+        assert "rounds of one" in v.detail and "cross-trial checks were skipped" in v.detail
+        bad = box.verify(relu, K.RELU_MASK_OFF_BY_ONE)
+        assert bad.status == "incorrect" and bad.stage_seconds.get("rounds") == 5.0
+    with Sandbox(SandboxConfig(workers=1, prewarm=0, judge_memory_gib=gib), device="cpu") as box:
+        v = box.verify(relu, K.RELU)
+        assert v.status == "ok" and v.trials == 6 and "rounds of one" not in v.detail
+
+
 EXP_SQUARE_TASK = K.ROWSUM_TASK.replace("return x.sum(dim=1)", "return torch.exp(x * x)")
 EXP_SQUARE = K.RELU.replace("tl.maximum(x, 0.0)", "tl.exp(x * x)")
 

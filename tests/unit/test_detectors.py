@@ -139,6 +139,17 @@ def test_monkey_patches_detected_and_harness_registered(monkeypatch):
 def test_fingerprint_and_rotation():
     a = torch.arange(12.0).view(3, 4)
     assert D.same_snapshot(D.snapshot(a), D.snapshot(a.clone()))
+    # a large output is copied in chunks at the seed's positions: bounded host memory, a change still seen
+    big = torch.zeros(D.SNAPSHOT_FULL_BYTES // 4 * 3, dtype=torch.float32)
+    snap = D.snapshot(big, seed=7)
+    assert snap[0][1].numel() == D.SNAPSHOT_CHUNKS * D.SNAPSHOT_CHUNK
+    assert D.same_snapshot(snap, D.snapshot(big.clone(), seed=7))
+    changed = big.clone()
+    changed[-1] = 1.0  # the last chunk is always in the sample
+    assert not D.same_snapshot(snap, D.snapshot(changed, seed=7))
+    mostly = big.clone()
+    mostly[big.numel() // 8: big.numel() * 7 // 8] = 1.0  # unfinished work in the middle of the output
+    assert not D.same_snapshot(snap, D.snapshot(mostly, seed=7))
     assert not D.same_snapshot(D.snapshot(a), D.snapshot(a + 1))
     assert not D.same_snapshot(D.snapshot((a, [a])), D.snapshot(a))
     assert not D.same_snapshot(D.snapshot(a), D.snapshot(a.to(torch.float64)))

@@ -29,6 +29,16 @@ def test_plan_rounds(n, per, fixed, cap, want):
     assert got == want and n <= sum(got) <= n + 1
 
 
+@pytest.mark.parametrize(("n", "per", "fixed", "cap", "want"), [
+    (5, 10, 0, 15, (1, 1, 1, 1, 1)),  # one fits, two do not: one a round, no extra trial
+    (5, 10, 0, 5, (1, 1, 1, 1, 1)),   # not even one fits: one a round (run alone; the judge's OOM if it fails)
+    (5, 10, 0, 30, (3, 2)),           # two or more fit: as under LEAP's rules
+    (5, 10, 0, 50, (5,)),
+])
+def test_plan_rounds_of_one_under_kernelbench_rules(n, per, fixed, cap, want):
+    assert mp.plan_rounds(n, per, fixed, cap, min_per_round=1) == want
+
+
 def test_plan_sizes_count_inputs_outputs_and_weights():
     task = get_builtin("relu_fp32")
     module = load_task_module(task.source, task.name)

@@ -6,6 +6,7 @@ from leap.sandbox.worker.host_check import tail_allowed_us
 from leap.sandbox.worker.kernel_fraction import (
     busy_us,
     fraction_from_kernels,
+    per_call_minimum,
     is_library_kernel,
     kernel_names_from_source,
     matches_custom,
@@ -80,6 +81,24 @@ def test_data_movement_beside_the_custom_kernel_is_neutral_up_to_its_allowance()
     assert fraction_from_kernels([("ampere_sgemm", 10.0), ("k", 10.0)], {"k"}) == pytest.approx(0.5)
     # a candidate's own kernel named like a copy is still its own
     assert fraction_from_kernels([("copy_kernel", 10.0), (COPY, 50.0)], {"copy_kernel"}) == pytest.approx(10 / 40)
+
+
+def test_each_activity_counts_at_its_shortest_over_calls_that_ran_the_same_sequence():
+    # three calls of clone + copy_ + kernel; another process's time slices lengthened two of the copies
+    calls = [[(COPY, 10.0), (COPY, 10.0), ("relu_kernel", 10.0)],
+             [(COPY, 31.0), (COPY, 10.0), ("relu_kernel", 11.0)],
+             [(COPY, 10.0), (COPY, 40.0), ("relu_kernel", 10.0)]]
+    flat = [k for c in calls for k in c]
+    assert fraction_from_kernels(flat, {"relu_kernel"}) < 0.5  # as recorded, the load makes it look like a hack
+    quiet = per_call_minimum(flat, 3)
+    assert quiet == [(COPY, 10.0), (COPY, 10.0), ("relu_kernel", 10.0)]
+    assert fraction_from_kernels(quiet, {"relu_kernel"}) == pytest.approx(1.0)
+    # calls that ran different sequences (or a count that does not split into calls) are kept whole
+    uneven = [(COPY, 50.0), ("k", 1.0), ("k", 1.0), ("k", 1.0)]
+    assert per_call_minimum(uneven, 2) == uneven
+    assert per_call_minimum(flat[:-1], 3) == flat[:-1]
+    assert per_call_minimum(flat, 1) == flat
+    assert per_call_minimum([], 3) == []
 
 
 def test_timing_statistics_and_host_agreement():

@@ -46,22 +46,24 @@ class CheckPlan:
         return bool(capacity) and self.cost(min(self.rounds)) > capacity
 
 
-def plan_rounds(n_trials: int, per_trial: int, fixed: int, capacity: int | None) -> tuple[int, ...]:
+def plan_rounds(n_trials: int, per_trial: int, fixed: int, capacity: int | None,
+                min_per_round: int = MIN_PER_ROUND) -> tuple[int, ...]:
     """Trial counts per round, as few rounds as fit ``capacity`` (all in one round when the capacity is
     unknown or everything fits). Pure.
 
     Every round holds at least `MIN_PER_ROUND` trials: the child's checks that compare calls across trials (the
     input rotation through the same buffers, stale outputs after N calls) need two input sets in one child. A
     round short of that gets another trial rather than a bigger neighbour: 5 trials at 2 a round are
-    (2, 2, 2), one more trial than asked, each round within the plan."""
-    n_trials = max(1, n_trials)
-    if not capacity or per_trial <= 0 or n_trials < 2 * MIN_PER_ROUND or fixed + n_trials * per_trial <= capacity:
+    (2, 2, 2), one more trial than asked, each round within the plan. KernelBench's rules (which make no
+    cross-trial checks) pass ``min_per_round=1``: a task whose two trials do not fit then runs one a round."""
+    n_trials, least = max(1, n_trials), max(1, min_per_round)
+    if not capacity or per_trial <= 0 or n_trials < 2 * least or fixed + n_trials * per_trial <= capacity:
         return (n_trials,)
     fit = (capacity - fixed) // per_trial if capacity > fixed else 0
-    per_round = max(MIN_PER_ROUND, min(fit, n_trials))
+    per_round = max(least, min(fit, n_trials))
     n_rounds = math.ceil(n_trials / per_round)
     base, extra = divmod(n_trials, n_rounds)  # even rounds: 5 trials at 3 a round -> (3, 2)
-    return tuple(max(MIN_PER_ROUND, base + (1 if i < extra else 0)) for i in range(n_rounds))
+    return tuple(max(least, base + (1 if i < extra else 0)) for i in range(n_rounds))
 
 
 def _out_bytes(module: types.ModuleType, init_inputs: list[Any], small: bool) -> int | None:
@@ -130,7 +132,8 @@ class Planner:
                     return CheckPlan(0, 0, (cfg.trials,))
                 self._sizes[key] = sizes
         fixed, per_trial = sizes
-        return CheckPlan(fixed, per_trial, plan_rounds(cfg.trials, per_trial, fixed, capacity))
+        least = 1 if cfg.rules == "kernelbench" else MIN_PER_ROUND  # KernelBench compares no trials across calls
+        return CheckPlan(fixed, per_trial, plan_rounds(cfg.trials, per_trial, fixed, capacity, least))
 
 
 class MemoryBudget:

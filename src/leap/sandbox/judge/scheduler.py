@@ -184,7 +184,7 @@ class Scheduler:
 
     def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
         """The check within the device's memory budget: in one round, or, when all trials at once would not
-        fit (`memory_plan`), in rounds of fewer trials (two at least), one child each, under one deadline; the
+        fit (`memory_plan`), in rounds of fewer trials (two at least; one under KernelBench's rules), one child each, under one deadline; the
         first round is timed, every round must pass, the first that fails is the verdict."""
         plan, budget = self.planner.plan(task, dev, gpu), self.planner.budget(dev, gpu)
         oversized = plan.oversized(budget.capacity)
@@ -202,7 +202,7 @@ class Scheduler:
                 return v
             verdicts_.append(v)
             first += accepted
-        return V.merged_rounds(verdicts_, first)
+        return V.merged_rounds(verdicts_, first, one_a_round=max(plan.rounds) < 2)
 
     def _round(self, task, source, be, dev, gpu, stages, base, part: tuple[int, int, int] | None, timed: bool,
                timeout: float | None, oversized: bool) -> tuple[Verdict, int]:

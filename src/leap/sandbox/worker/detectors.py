@@ -7,8 +7,8 @@ here at import too.
 
 * `guarded_call(model, inputs, device)` runs one forward and checks: the output's exact type and
   storage (a plain dense tensor, not a subclass, not an alias of an input or of another output, no
-  stride-0 expand or overlapping strides), a host copy of the output right after return vs after a full
-  device synchronize (work still running on a side stream after return), no new Python threads alive
+  stride-0 expand or overlapping strides), a host copy of the output (or, over 64 MiB, of 64 random 1 MiB
+  chunks of it) right after return vs after a full device synchronize (work still running on a side stream after return), no new Python threads alive
   and no child processes left after the call.
 * `InputRotation` feeds each trial's values through the SAME input buffers, so results cached by data
   pointer, ``id()`` or shape are stale on the next trial.
@@ -47,6 +47,9 @@ _id = builtins.id
 _cuda_sync = torch.cuda.synchronize
 _uint8 = torch.uint8
 _equal = torch.equal
+_cat = torch.cat
+_random = random.Random
+_randbits = random.SystemRandom().getrandbits
 
 _FLAG_GETTERS = {
     "torch.backends.cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
@@ -202,18 +205,37 @@ def check_output(out, inputs) -> list[str]:
     return problems
 
 
-def snapshot(out) -> list:
+SNAPSHOT_FULL_BYTES = 64 << 20  # an output up to this size is copied whole
+SNAPSHOT_CHUNK = 1 << 20         # a larger one in chunks of this size: its first, its last and random ones
+SNAPSHOT_CHUNKS = 64
+
+
+def snapshot(out, seed: int = 0) -> list:
     """Host copies of every output tensor's bytes, taken on the current stream. The copy engine reads the
     memory while other streams' kernels still run, so work left running after forward returned shows
     as a difference from a snapshot taken after a full synchronize. (A digest computed by GPU kernels
-    does not: they queue behind the side stream's kernels for the SMs and see the finished output.)"""
+    does not: they queue behind the side stream's kernels for the SMs and see the finished output.)
+    An output over `SNAPSHOT_FULL_BYTES` is copied in `SNAPSHOT_CHUNKS` chunks at positions drawn from
+    ``seed`` (the same for both snapshots of a call, unknown to the candidate): a whole copy of a level-1
+    KernelBench output (8 GiB) twice per call ran the child's host out of memory."""
     snap = []
     for path, t in _tensors(out):
         if _isinstance(t, _Tensor):
-            snap.append((path, t.detach().contiguous().view(-1).view(_uint8).cpu() if t.numel() else None))
+            snap.append((path, _host_bytes(t.detach().contiguous().view(-1).view(_uint8), seed)
+                         if t.numel() else None))
         else:
             snap.append((path, repr(_type(t))))
     return snap
+
+
+def _host_bytes(flat, seed: int):
+    n = flat.numel()
+    if n <= SNAPSHOT_FULL_BYTES:
+        return flat.cpu()
+    last = (n - 1) // SNAPSHOT_CHUNK
+    picks = _random(seed).sample(range(1, last), min(SNAPSHOT_CHUNKS - 2, max(0, last - 1)))
+    starts = [0, *sorted(picks), last]
+    return _cat([flat[i * SNAPSHOT_CHUNK:(i + 1) * SNAPSHOT_CHUNK].cpu() for i in starts])
 
 
 def same_snapshot(a: list, b: list) -> bool:
@@ -235,11 +257,12 @@ def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
     """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``."""
     threads = python_threads()
     out = model(*inputs)
-    early = snapshot(out) if fingerprints and device == "cuda" else None
+    seed = _randbits(62)
+    early = snapshot(out, seed) if fingerprints and device == "cuda" else None
     if device == "cuda":
         _cuda_sync()
     problems = check_output(out, inputs)
-    if early is not None and not same_snapshot(early, snapshot(out)):
+    if early is not None and not same_snapshot(early, snapshot(out, seed)):
         problems.append("output changed after forward returned (work left running on another stream)")
     return out, problems + leftovers(threads, "forward")
 
