@@ -6,10 +6,10 @@ from leap.sandbox.worker.host_check import tail_allowed_us
 from leap.sandbox.worker.kernel_fraction import (
     busy_us,
     fraction_from_kernels,
-    per_call_minimum,
     is_library_kernel,
     kernel_names_from_source,
     matches_custom,
+    per_call_minimum,
 )
 from leap.sandbox.worker.timing import host_agrees, summarize
 
