@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # One lease of one H200 for everything GPU in a session: scripts/gpu_session.sh's model chains (1.5B
 # train-step bench, SFT, LEAP RL, evals) plus a sandbox chain and a KernelBench chain, all under /tmp/leap15.
+# Keep the calls back to back: the device tool gives a machine back after ~30 s without a call, and the
+# background chains die with it (2026-12-04 18:36 UTC: a loaded pass lost that way). Issue the `wait`
+# calls in the same message as the last `piece` call.
 #   bash scripts/gpu_lease.sh start      # carry .whl .sftdata .kb: snapshot the repo, launch every chain
 #   bash scripts/gpu_lease.sh piece      # carry .gguf_pieces (one piece a call; the last one starts the build)
 #   bash scripts/gpu_lease.sh wait SECS  # poll; pack results into $OUT (results.tgz + lease.tgz)
