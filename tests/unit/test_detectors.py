@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 
@@ -188,3 +189,40 @@ def test_lazy_torch_imports_by_judge_code_are_not_monkey_patches():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
+
+
+def test_init_watch_notes_init_only_functions_started_during_forward(tmp_path):
+    """Code the gate analysed as init code (numpy may compute there) reached from forward by a route it did
+    not see (``print(file=self)`` runs ``write``) is noted, wherever it was called from; nothing else is."""
+    from leap.sandbox.gate.static_dataflow import init_code_lines
+
+    src = (
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Sink:\n"
+        "    def __init__(self):\n"
+        "        self.write('')\n\n"
+        "    def write(self, s):\n"
+        "        return s\n\n\n"
+        "class ModelNew(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.sink = Sink()\n\n"
+        "    def forward(self, x):\n"
+        "        print('x', file=self.sink)\n"
+        "        return x.clone()\n"
+    )
+    lines = init_code_lines(src)
+    before = sys.gettrace()
+    assert 9 in lines and 18 not in lines  # Sink.write is init code; forward is not
+    path = tmp_path / "candidate.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    model = ns["ModelNew"]()
+    x = torch.ones(3)
+    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), lines))
+    assert any("init code ran during forward: write (line 9)" in p for p in problems), problems
+    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), [5]))  # no such start
+    assert not any("init code" in p for p in problems), problems
+    assert sys.gettrace() is before  # the watch is off again after the call
+    assert init_code_lines("def (:") == ()

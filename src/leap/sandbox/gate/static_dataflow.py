@@ -20,6 +20,7 @@ there is refused as ``import_time_compute``), ``__init__`` and other methods off
 from __future__ import annotations
 
 import ast
+import functools
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
@@ -405,3 +406,18 @@ def _class_attr_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast
             return [p for t, v in zip(target.elts, value.elts, strict=True) for p in _class_attr_values(t, v)]
         return [(n.id, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
     return []
+
+
+@functools.lru_cache(maxsize=256)
+def init_code_lines(source: str) -> tuple[int, ...]:
+    """First lines (a decorator's, as in ``co_firstlineno``) of the candidate's functions that the analysis
+    treats as init code (`Plan.init_keys`: PyTorch and numpy may compute there). The child watches for them
+    starting during forward (`worker/detectors.InitWatch`): reached there through a route the analysis did not
+    see, they would compute the answer unchecked. Empty when the source does not parse."""
+    try:
+        plan = DataPath(ModuleIndex(ast.parse(source))).plan
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    nodes = [plan.functions[k] for k in plan.init_keys]
+    return tuple(sorted({min([n.lineno, *(d.lineno for d in n.decorator_list)]) for n in nodes}))
+

@@ -54,6 +54,10 @@ FORBIDDEN_PREFIXES = (
     "torch.utils.collect_env", "torch.utils.tensorboard", "torch.onnx", "torch.package", "torch.utils.model_zoo",
     "torch.utils.bottleneck", "torch.serialization", "torch.utils.show_pickle", "numpy.f2py", "numpy.distutils",
     "triton.compiler", "triton.runtime.build", "triton.backends", "triton.tools",
+    # warnings' formatters read any file's lines through linecache (a file read without `open`)
+    "warnings.formatwarning", "warnings.showwarning", "warnings.warn_explicit", "warnings.WarningMessage",
+    "warnings._showwarnmsg", "warnings._showwarnmsg_impl", "warnings._formatwarnmsg", "warnings._formatwarnmsg_impl",
+    "warnings._formatwarning_orig", "warnings._showwarning_orig",
     # evaluation of strings (annotations are evaluated as Python expressions in the module's globals)
     "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref", "typing_extensions.get_type_hints",
     "typing_extensions.ForwardRef", "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",

@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
+from leap.sandbox.gate.static_dataflow import init_code_lines
 from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
@@ -227,6 +228,7 @@ class Scheduler:
                                     kernel_fraction=cfg.kernel_fraction > 0, source=source,
                                     host_tolerance=cfg.host_clock_tolerance, host_slack_us=cfg.host_clock_slack_us)
         job = Job(type="check", backend=be, source=source, device=dev, gpu_visible=_physical(gpu),
+                  init_lines=init_code_lines(source) if cfg.static_gate else (),
                   init_seed=V.INIT_SEED, poison_rechecks=cfg.poison_rechecks,
                   poison_bytes=cfg.poison_bytes, child_checks=cfg.child_checks,
                   fingerprint_trials=cfg.fingerprint_trials, timing=timing, compile_pass=cfg.compile_pass,

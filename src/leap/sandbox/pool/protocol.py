@@ -116,6 +116,7 @@ class Job:
     transport: str = "files"
     init_file: str = ""
     trials: tuple[TrialInput, ...] = ()
+    init_lines: tuple[int, ...] = ()  # first lines of the functions the static gate took for init code
 
     def __post_init__(self):
         if self.type not in ("check", "compile", "ipc_probe"):
@@ -164,6 +165,10 @@ class Job:
         for name in ("keep_paths", "allowed_ops"):
             if name in kw:
                 kw[name] = tuple(str(x) for x in kw[name] or ())
+        try:
+            kw["init_lines"] = tuple(int(x) for x in kw.get("init_lines") or ())
+        except (TypeError, ValueError) as exc:
+            raise ProtocolError(f"malformed job: init_lines: {exc}") from None
         if "record" in kw:
             kw["record"] = freeze(kw["record"])
         for name in ("backend", "gpu_visible", "ext_cache", "arch_list", "rules", "init_file", "transport"):

@@ -50,6 +50,8 @@ _equal = torch.equal
 _cat = torch.cat
 _random = random.Random
 _randbits = random.SystemRandom().getrandbits
+_settrace = sys.settrace
+_gettrace = sys.gettrace
 
 _FLAG_GETTERS = {
     "torch.backends.cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
@@ -253,10 +255,45 @@ def same_snapshot(a: list, b: list) -> bool:
     return True
 
 
-def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
+class InitWatch:
+    """A trace function for one forward: notes every start of a candidate function the static gate analysed as
+    init code (its first line in ``lines``, in the candidate's ``filename``). Python calls methods by name
+    (``print(file=obj)`` runs ``write``), and ``type(obj)()`` or a stored callback run code no name in forward
+    leads to: what starts there computes unchecked, so it is refused wherever it came from."""
+
+    def __init__(self, filename: str, lines):
+        self.filename, self.lines, self.hits = filename, frozenset(lines), []
+
+    def __call__(self, frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_firstlineno in self.lines and code.co_filename == self.filename:
+            self.hits.append(f"{code.co_name} (line {code.co_firstlineno})")
+        return None  # no per-line tracing
+
+
+def _watched(model, inputs, watch: InitWatch):
+    before = _gettrace()
+    _settrace(watch)
+    try:
+        out = model(*inputs)
+        still = _gettrace() is watch
+    finally:
+        _settrace(before)
+    problems = [] if still else ["the trace function was changed during forward"]
+    if watch.hits:
+        problems.append("code the static gate analysed as init code ran during forward: "
+                        + ", ".join(sorted(set(watch.hits))[:5]))
+        watch.hits = []
+    return out, problems
+
+
+def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, watch: InitWatch | None = None):
     """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``."""
     threads = python_threads()
-    out = model(*inputs)
+    if watch is not None:
+        out, traced = _watched(model, inputs, watch)
+    else:
+        out, traced = model(*inputs), []
     seed = _randbits(62)
     early = snapshot(out, seed) if fingerprints and device == "cuda" else None
     if device == "cuda":
@@ -264,7 +301,7 @@ def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True):
     problems = check_output(out, inputs)
     if early is not None and not same_snapshot(early, snapshot(out, seed)):
         problems.append("output changed after forward returned (work left running on another stream)")
-    return out, problems + leftovers(threads, "forward")
+    return out, traced + problems + leftovers(threads, "forward")
 
 
 def leftovers(threads: set[int], after: str) -> list[str]:

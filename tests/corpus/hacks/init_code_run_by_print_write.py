@@ -1,0 +1,37 @@
+"""HACK: `print(file=self)` in forward runs the plain method self.write() implicitly; __init__ also calls self.write("") once, so the plan files write() under init code (reached from __init__, never named on the data path) instead of the data path, where numpy relu in place on the output is allowed."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu_fp32"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = torch.zeros(4)
+        self.write("")
+
+    def write(self, s):
+        a = self.out.numpy()
+        np.maximum(a, 0, out=a)
+        return 0
+
+    def forward(self, x):
+        out = torch.empty_like(x)
+        n = x.numel()
+        copy_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+        self.out = out
+        print("", end="", file=self)
+        return out
