@@ -18,7 +18,9 @@ RUNTIME_REJECTED = {"hacks/stride0_expand", "hacks/cuda_host_compute_cpu_copy", 
                     # init code reached from forward by routes the gate does not see: the child's init watch
                     *(f"hacks/init_code_{n}" for n in ("run_by_print_write", "run_by_mapping_unpack_matmul",
                                                        "type_of_instance_called", "dataclass_replace",
-                                                       "classmethod_cls", "own_apply_registrar"))}
+                                                       "classmethod_cls", "own_apply_registrar",
+                                                       "getattr_named_print_write",
+                                                       "getattr_named_mapping_unpack_matmul"))}
 
 
 def _config(device: str):

@@ -194,10 +194,10 @@ def test_lazy_torch_imports_by_judge_code_are_not_monkey_patches():
 def test_init_watch_notes_init_only_functions_started_during_forward(tmp_path):
     """Code the gate analysed as init code (numpy may compute there) reached from forward by a route it did
     not see (``print(file=self)`` runs ``write``) is noted, wherever it was called from; nothing else is."""
-    from leap.sandbox.gate.static_dataflow import init_code_lines
+    from leap.sandbox.gate.static_gate import check_source
 
     src = (
-        "import torch\nimport torch.nn as nn\n\n\n"
+        "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n"
         "class Sink:\n"
         "    def __init__(self):\n"
         "        self.write('')\n\n"
@@ -209,20 +209,26 @@ def test_init_watch_notes_init_only_functions_started_during_forward(tmp_path):
         "        self.sink = Sink()\n\n"
         "    def forward(self, x):\n"
         "        print('x', file=self.sink)\n"
-        "        return x.clone()\n"
+        "        out = torch.empty_like(x)\n"
+        "        copy_kernel[(1,)](x, out)\n"
+        "        return out\n\n\n"
+        "@triton.jit\n"
+        "def copy_kernel(x_ptr, o_ptr):\n"
+        "    tl.store(o_ptr, tl.load(x_ptr))\n"
     )
-    lines = init_code_lines(src)
+    g = check_source(src)
+    assert g.ok, g.reason
+    code = g.init_code
     before = sys.gettrace()
-    assert 9 in lines and 18 not in lines  # Sink.write is init code; forward is not
+    assert (9, "Sink.write") in code and not any(line == 18 for line, _ in code)  # forward is not init code
     path = tmp_path / "candidate.py"
     path.write_text(src)
     ns: dict = {}
     exec(compile(src, str(path), "exec"), ns)
     model = ns["ModelNew"]()
     x = torch.ones(3)
-    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), lines))
-    assert any("init code ran during forward: write (line 9)" in p for p in problems), problems
-    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), [5]))  # no such start
+    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), code))
+    assert any("init code ran during forward: Sink.write (line 9)" in p for p in problems), problems
+    _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), [(9, "Sink.other")]))  # another name
     assert not any("init code" in p for p in problems), problems
     assert sys.gettrace() is before  # the watch is off again after the call
-    assert init_code_lines("def (:") == ()

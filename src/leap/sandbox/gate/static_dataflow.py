@@ -20,7 +20,6 @@ there is refused as ``import_time_compute``), ``__init__`` and other methods off
 from __future__ import annotations
 
 import ast
-import functools
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
@@ -378,7 +377,9 @@ class DataPath(ExprKinds, StmtKinds):
 
     def _value_kind(self, expr: ast.AST, env: dict[str, Kind]) -> Kind:
         """Kind of a stored value; a value that wraps a PyTorch compute function (``partial(F.gelu)``)
-        counts as a reference to it, so calling it in the data path is compute."""
+        counts as a reference to it, so calling it in the data path is compute. A lazy iterator over a library
+        function (``map(np.maximum, q)``), stored unconsumed, is refused: advanced in forward it computes there."""
+        self._lazy_library_iterators(expr)
         k = self._kind(expr, env, None)
         if k.tag not in (Tag.UNKNOWN, Tag.NONE, Tag.UNSET):
             return k
@@ -389,6 +390,49 @@ class DataPath(ExprKinds, StmtKinds):
                 if q and q.startswith("torch.") and torch_category(q) in ("compute", "module"):
                     return K.ref(q)
         return k
+
+
+    def _lazy_library_iterators(self, expr: ast.AST) -> None:
+        parents = {id(c): p for p in ast.walk(expr) for c in ast.iter_child_nodes(p)}
+        for n in ast.walk(expr):
+            if not (isinstance(n, ast.Call) and self._lazy(n.func)):
+                continue
+            outer = parents.get(id(n))
+            if isinstance(outer, ast.Call) and n in outer.args and self._consumes(outer.func):
+                continue  # list(map(np.sqrt, xs)): computed here, in init code
+            fn = next((q for a in n.args for q in [self.ix.qualname(a)] if q and _library_function(q)), None)
+            if fn:
+                self.flag(n, f"a lazy iterator over {fn} stored for later (advanced in forward, it computes "
+                             "there); build the values here or compute them in a kernel", "lazy_compute")
+
+    def _lazy(self, f: ast.expr) -> bool:
+        if isinstance(f, ast.Name) and f.id in LAZY_BUILTINS and f.id not in self.ix.defined_names:
+            return True
+        q = self.ix.qualname(f)
+        return bool(q) and q.startswith("itertools.")
+
+    def _consumes(self, f: ast.expr) -> bool:
+        if isinstance(f, ast.Name) and f.id in CONSUMING_BUILTINS and f.id not in self.ix.defined_names:
+            return True
+        q = self.ix.qualname(f) or ""
+        return q in ("numpy.array", "numpy.asarray", "numpy.fromiter", "torch.tensor", "torch.as_tensor")
+
+
+LAZY_BUILTINS = frozenset({"map", "filter", "iter", "zip", "reversed", "enumerate"})
+CONSUMING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any",
+                                "all"})
+
+
+def _library_function(q: str) -> bool:
+    """A library function that computes (PyTorch compute, or a numpy/cupy function or ufunc; not a type)."""
+    if q.startswith("torch."):
+        return torch_category(q) in ("compute", "module")
+    if not q.startswith(("numpy.", "cupy.")):
+        return False
+    from leap.sandbox.gate.static_plan import _lookup
+
+    obj = _lookup(q)
+    return obj is None or (callable(obj) and not isinstance(obj, type))
 
 
 def _implicit(name: str) -> bool:
@@ -408,16 +452,13 @@ def _class_attr_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast
     return []
 
 
-@functools.lru_cache(maxsize=256)
-def init_code_lines(source: str) -> tuple[int, ...]:
-    """First lines (a decorator's, as in ``co_firstlineno``) of the candidate's functions that the analysis
-    treats as init code (`Plan.init_keys`: PyTorch and numpy may compute there). The child watches for them
-    starting during forward (`worker/detectors.InitWatch`): reached there through a route the analysis did not
-    see, they would compute the answer unchecked. Empty when the source does not parse."""
-    try:
-        plan = DataPath(ModuleIndex(ast.parse(source))).plan
-    except (SyntaxError, ValueError, RecursionError):
-        return ()
-    nodes = [plan.functions[k] for k in plan.init_keys]
-    return tuple(sorted({min([n.lineno, *(d.lineno for d in n.decorator_list)]) for n in nodes}))
-
+def init_code(plan: Plan) -> tuple[tuple[int, str], ...]:
+    """(first line, qualified name) of the candidate's functions the analysis treats as init code
+    (`Plan.init_keys`: PyTorch and numpy may compute there); the first line is a decorator's when there is one,
+    as in ``co_firstlineno``. The child watches for them starting during forward (`worker/detectors.InitWatch`):
+    reached there by a route the analysis did not see, they would compute the answer unchecked."""
+    out = set()
+    for cls, name in plan.init_keys:
+        n = plan.functions[(cls, name)]
+        out.add((min([n.lineno, *(d.lineno for d in n.decorator_list)]), f"{cls}.{name}" if cls else name))
+    return tuple(sorted(out))

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
-from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex
+from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
 from leap.sandbox.judge.feedback import gate_feedback
@@ -62,7 +62,8 @@ class GateResult:
     ``reason`` is the feedback for the policy: what is wrong in general words, then the rule and the
     offending line (`leap.sandbox.judge.feedback.gate_feedback`). ``findings`` hold the same as data (rule,
     line, column). ``strict`` is, under rules "kernelbench", LEAP's own stricter verdict
-    (``"ok"`` or ``"rejected: <rule> (line N)"``); empty under rules "leap"."""
+    (``"ok"`` or ``"rejected: <rule> (line N)"``); empty under rules "leap". ``init_code``: the functions the
+    analysis let compute as init code, which the child refuses to see start during forward."""
 
     ok: bool
     reason: str = ""
@@ -73,6 +74,7 @@ class GateResult:
     findings: tuple[Finding, ...] = ()
     rules: str = "leap"
     strict: str = ""
+    init_code: tuple[tuple[int, str], ...] = ()  # (first line, qualname) of init code (`static_dataflow.init_code`)
 
     @property
     def reason_generic(self) -> str:
@@ -175,7 +177,7 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
     late = sorted({v for v in path.deferred if rules != "kernelbench" or v[3] not in _KB_RELAXED})
     if late:
         return replace(_fail(source, [Finding(rule, ln, col, msg) for ln, col, msg, rule in late]), backends=found)
-    return GateResult(True, "", "", "", "ok", found)
+    return GateResult(True, "", "", "", "ok", found, init_code=init_code(path.plan))
 
 
 def _fail(source: str, findings: list[Finding], status: str = "rejected", rules: str = "leap") -> GateResult:

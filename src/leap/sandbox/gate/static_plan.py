@@ -8,6 +8,7 @@ Also `Book`, the per-pass record of joined kinds.
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 
 from leap.sandbox.gate.static_index import ModuleIndex
@@ -260,7 +261,8 @@ class Plan:
 
     def _value_refs(self, node: ast.AST) -> set[Key]:
         """Functions named as a value by one of ``node``'s direct children (stored, passed as an argument;
-        not the called function itself, nor the argument of a call that runs it at once)."""
+        not the called function itself, nor the argument of a call that runs it at once), and the constructors
+        of classes named so."""
         out: set[Key] = set()
         children = list(ast.iter_child_nodes(node))
         if isinstance(node, ast.Call):
@@ -270,6 +272,8 @@ class Plan:
         for child in children:
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and (None, child.id) in self.functions:
                 out.add((None, child.id))
+            elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id in self.ix.classes:
+                out |= self._refs(child)  # a class stored or passed: whoever holds it may build it in forward
             elif isinstance(child, ast.Attribute) and child.attr in self.method_names and child.attr != "__init__":
                 out |= {k for k in self.functions if k[0] is not None and k[1] == child.attr}  # a bound method
         return out
@@ -368,9 +372,23 @@ def _is_generator(fn: ast.FunctionDef) -> bool:
     return False
 
 
+# library roots whose modules the gate imports to look names up (the same answer whatever the judge's process
+# happened to import before: a library base that cannot be looked up makes every method library-named)
+IMPORTABLE = ("torch", "numpy", "triton", "typing", "enum", "collections", "dataclasses", "abc", "numbers",
+              "functools", "itertools", "math")
+
+
 def _lookup(qualname: str):
-    """The object a library qualified name denotes, from modules the judge has already imported (None if not)."""
+    """The object a library qualified name denotes (None if none), importing its module when it is one of
+    `IMPORTABLE`'s."""
     parts = qualname.split(".")
+    if parts[0] in IMPORTABLE:
+        for i in range(len(parts), 0, -1):
+            try:
+                importlib.import_module(".".join(parts[:i]))
+                break
+            except Exception:  # noqa: BLE001,S112 - not a module (an attribute): try the shorter name
+                continue
     for i in range(len(parts), 0, -1):
         mod = sys.modules.get(".".join(parts[:i]))
         if mod is None:

@@ -26,7 +26,8 @@ __all__ = ["Compared", "Gate", "Trial", "bit_identical", "build_reference", "com
 @dataclass(frozen=True)
 class Gate:
     """The gate's outcome as the runtime uses it: ``rule``/``line``/``col`` locate the first finding;
-    ``strict`` is LEAP's strict verdict under rules "kernelbench" (else "")."""
+    ``strict`` is LEAP's strict verdict under rules "kernelbench" (else ""); ``init_code`` what the child's
+    init watch looks for."""
 
     ok: bool
     status: str = "ok"
@@ -36,6 +37,7 @@ class Gate:
     line: int | None = None
     col: int | None = None
     strict: str = ""
+    init_code: tuple[tuple[int, str], ...] = ()
 
 
 def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules: str = "leap") -> Gate:
@@ -43,7 +45,7 @@ def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules
     (``SandboxConfig.static_gate`` off) only the format checks: valid Python that defines ``class ModelNew``."""
     if full:
         g = check_source(source, backend, allowed_ops=list(allowed_ops), rules=rules)
-        return Gate(bool(g.ok), g.status, g.reason, g.detail, g.rule, g.line, g.col, g.strict)
+        return Gate(bool(g.ok), g.status, g.reason, g.detail, g.rule, g.line, g.col, g.strict, g.init_code)
     if not source.strip():
         return Gate(False, "format_error", "No code found: the answer must contain a Python solution.")
     try:

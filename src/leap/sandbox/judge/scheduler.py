@@ -20,7 +20,6 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
-from leap.sandbox.gate.static_dataflow import init_code_lines
 from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
@@ -147,7 +146,7 @@ class Scheduler:
                 return bad
         gpu = self.gpus.assign() if dev == "cuda" else None
         try:
-            return self._check_and_time(task, source, be, dev, gpu, stages, base)
+            return self._check_and_time(task, source, be, dev, gpu, stages, base, g.init_code)
         finally:
             self.gpus.done(gpu)
 
@@ -175,15 +174,15 @@ class Scheduler:
             return V.verdict_from_failure(out.result, base)
         return None
 
-    def _check_and_time(self, task, source, be, dev, gpu, stages, base) -> Verdict:
+    def _check_and_time(self, task, source, be, dev, gpu, stages, base, init_code=()) -> Verdict:
         """Holds a check slot from the reference outputs to the verdict, so at most `n_workers` candidates'
         trial tensors are in memory at once (on a GPU, more ran it out of memory)."""
         t1 = time.monotonic()
         with self._check_slots:
             stages["check_wait"] = time.monotonic() - t1
-            return self._check_in_slot(task, source, be, dev, gpu, stages, base)
+            return self._check_in_slot(task, source, be, dev, gpu, stages, base, init_code)
 
-    def _check_in_slot(self, task, source, be, dev, gpu, stages, base) -> Verdict:
+    def _check_in_slot(self, task, source, be, dev, gpu, stages, base, init_code=()) -> Verdict:
         """The check within the device's memory budget: in one round, or, when all trials at once would not
         fit (`memory_plan`), in rounds of fewer trials (two at least; one under KernelBench's rules), one child each, under one deadline; the
         first round is timed, every round must pass, the first that fails is the verdict."""
@@ -191,14 +190,15 @@ class Scheduler:
         oversized = plan.oversized(budget.capacity)
         if len(plan.rounds) == 1:
             with _held(budget, plan.cost(plan.rounds[0]), stages):
-                return self._round(task, source, be, dev, gpu, stages, base, None, True, None, oversized)[0]
+                return self._round(task, source, be, dev, gpu, stages, base, None, True, None, oversized,
+                                   init_code)[0]
         stages["rounds"] = float(len(plan.rounds))
         deadline = time.monotonic() + _timeout(self.config, dev) * (1 + 0.25 * (len(plan.rounds) - 1))
         first, verdicts_, total = 0, [], sum(plan.rounds)
         for r, n in enumerate(plan.rounds):
             with _held(budget, plan.cost(n), stages):
                 v, accepted = self._round(task, source, be, dev, gpu, stages, base, (n, first, total), r == 0,
-                                          max(1.0, deadline - time.monotonic()), oversized)
+                                          max(1.0, deadline - time.monotonic()), oversized, init_code)
             if v.status != "ok":
                 return v
             verdicts_.append(v)
@@ -206,7 +206,7 @@ class Scheduler:
         return V.merged_rounds(verdicts_, first, one_a_round=max(plan.rounds) < 2)
 
     def _round(self, task, source, be, dev, gpu, stages, base, part: tuple[int, int, int] | None, timed: bool,
-               timeout: float | None, oversized: bool) -> tuple[Verdict, int]:
+               timeout: float | None, oversized: bool, init_code=()) -> tuple[Verdict, int]:
         """One child over the trials of ``part`` (count, first index, total; None: all), timed if ``timed``,
         within ``timeout`` (None: the configured one); the verdict and how many trials it judged. ``oversized``:
         the plan exceeds the budget, so a CUDA out-of-memory that comes back on the retry is the judge's."""
@@ -228,7 +228,7 @@ class Scheduler:
                                     kernel_fraction=cfg.kernel_fraction > 0, source=source,
                                     host_tolerance=cfg.host_clock_tolerance, host_slack_us=cfg.host_clock_slack_us)
         job = Job(type="check", backend=be, source=source, device=dev, gpu_visible=_physical(gpu),
-                  init_lines=init_code_lines(source) if cfg.static_gate else (),
+                  init_code=tuple(init_code),
                   init_seed=V.INIT_SEED, poison_rechecks=cfg.poison_rechecks,
                   poison_bytes=cfg.poison_bytes, child_checks=cfg.child_checks,
                   fingerprint_trials=cfg.fingerprint_trials, timing=timing, compile_pass=cfg.compile_pass,

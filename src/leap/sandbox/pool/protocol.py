@@ -116,7 +116,7 @@ class Job:
     transport: str = "files"
     init_file: str = ""
     trials: tuple[TrialInput, ...] = ()
-    init_lines: tuple[int, ...] = ()  # first lines of the functions the static gate took for init code
+    init_code: tuple[tuple[int, str], ...] = ()  # (first line, qualname): what the gate took for init code
 
     def __post_init__(self):
         if self.type not in ("check", "compile", "ipc_probe"):
@@ -166,9 +166,9 @@ class Job:
             if name in kw:
                 kw[name] = tuple(str(x) for x in kw[name] or ())
         try:
-            kw["init_lines"] = tuple(int(x) for x in kw.get("init_lines") or ())
+            kw["init_code"] = tuple((int(line), str(name)) for line, name in kw.get("init_code") or ())
         except (TypeError, ValueError) as exc:
-            raise ProtocolError(f"malformed job: init_lines: {exc}") from None
+            raise ProtocolError(f"malformed job: init_code: {exc}") from None
         if "record" in kw:
             kw["record"] = freeze(kw["record"])
         for name in ("backend", "gpu_visible", "ext_cache", "arch_list", "rules", "init_file", "transport"):

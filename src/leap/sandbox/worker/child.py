@@ -224,8 +224,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     rot = D.InputRotation() if D is not None else None
     # init-only functions starting during forward (reached by a route the gate did not see): the harness's
     # own path to the candidate's file, not the module's (which candidate code can change)
-    watch = D.InitWatch(os.path.join(private_dir, "candidate.py"), settings["init_lines"]) \
-        if D is not None and settings["init_lines"] else None
+    watch = D.InitWatch(os.path.join(private_dir, "candidate.py"), settings["init_code"]) \
+        if D is not None and settings["init_code"] else None
     n_fp = settings["fingerprint_trials"]
     armed = 0
     for i, trial in enumerate(settings["trials"]):
@@ -328,7 +328,7 @@ def _settings(job: Job) -> dict:
             "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
             "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
             "need_launch": job.backend == "triton",
-            "init_seed": int(job.init_seed), "init_lines": tuple(job.init_lines),
+            "init_seed": int(job.init_seed), "init_code": tuple(job.init_code),
             "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}
 
 

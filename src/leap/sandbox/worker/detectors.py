@@ -257,17 +257,20 @@ def same_snapshot(a: list, b: list) -> bool:
 
 class InitWatch:
     """A trace function for one forward: notes every start of a candidate function the static gate analysed as
-    init code (its first line in ``lines``, in the candidate's ``filename``). Python calls methods by name
-    (``print(file=obj)`` runs ``write``), and ``type(obj)()`` or a stored callback run code no name in forward
-    leads to: what starts there computes unchecked, so it is refused wherever it came from."""
+    init code (``code``: its first line and qualified name, in the candidate's ``filename``; a lambda on the
+    same line is another function). Python calls methods by name (``print(file=obj)`` runs ``write``), and
+    ``type(obj)()`` or a stored callback run code no name in forward leads to: what starts there computes
+    unchecked, so it is refused wherever it came from."""
 
-    def __init__(self, filename: str, lines):
-        self.filename, self.lines, self.hits = filename, frozenset(lines), []
+    def __init__(self, filename: str, code):
+        self.filename, self.code, self.hits = filename, frozenset((int(a), str(b)) for a, b in code), []
+        self.lines = frozenset(a for a, _ in self.code)
 
     def __call__(self, frame, event, arg):
         code = frame.f_code
-        if event == "call" and code.co_firstlineno in self.lines and code.co_filename == self.filename:
-            self.hits.append(f"{code.co_name} (line {code.co_firstlineno})")
+        if (event == "call" and code.co_firstlineno in self.lines and code.co_filename == self.filename
+                and (code.co_firstlineno, code.co_qualname) in self.code):
+            self.hits.append(f"{code.co_qualname} (line {code.co_firstlineno})")
         return None  # no per-line tracing
 
 
@@ -281,9 +284,9 @@ def _watched(model, inputs, watch: InitWatch):
         _settrace(before)
     problems = [] if still else ["the trace function was changed during forward"]
     if watch.hits:
-        problems.append("code the static gate analysed as init code ran during forward: "
-                        + ", ".join(sorted(set(watch.hits))[:5]))
+        hits = sorted(set(watch.hits))
         watch.hits = []
+        problems.append("code the static gate analysed as init code ran during forward: " + ", ".join(hits[:5]))
     return out, problems
 
 

@@ -1,0 +1,46 @@
+"""HACK: __init__ calls self.box's keys() only as getattr(self.box, "keys")(): the gate (after _ConstGetattr) files Box.keys under init code, where numpy may compute, but init_code_lines parses the raw source, where keys is named nowhere, files it on the path side and never watches it; `{**self.box}` in forward runs keys() (mapping protocol) and np.matmul writes the whole product into the output a zero-fill kernel wrote."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "matmul_fp32"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def zero_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32), mask=offs < n)
+
+
+class Box:
+    def __init__(self):
+        self.args = []
+
+    def keys(self):
+        if self.args:
+            a, b, c = self.args
+            np.matmul(a.numpy(), b.numpy(), out=c.numpy())
+            self.args = []
+        return []
+
+    def __getitem__(self, k):
+        return k
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.box = Box()
+        getattr(self.box, "keys")()
+
+    def forward(self, a, b):
+        c = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
+        n = c.numel()
+        zero_kernel[(triton.cdiv(n, 1024),)](c, n, BLOCK=1024)
+        self.box.args = [a, b, c]
+        {**self.box}
+        return c

@@ -1,0 +1,33 @@
+"""HACK: __init__ (init code: numpy allowed) builds a lazy `map(np.maximum, queue, repeat(0.0))` with no candidate function in it; forward appends x to the queue and advances the map with next(): numpy's C ufunc computes relu with no candidate frame starting (nothing for the init watch to see), and torch.as_tensor (allocation) plus a copy kernel hand the result out."""
+import itertools
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu_fp32"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = []
+        self.it = map(np.maximum, self.q, itertools.repeat(0.0))
+
+    def forward(self, x):
+        self.q.append(x)
+        r = torch.as_tensor(next(self.it))
+        out = torch.empty_like(x)
+        n = x.numel()
+        copy_kernel[(triton.cdiv(n, 1024),)](r, out, n, BLOCK=1024)
+        return out
