@@ -16,7 +16,8 @@
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
 #                                        # `leap eval` generates on the same GPU (the shared-GPU run)
 #   LOADED_KB=1 KB_KERNELS=triton bash scripts/gpu_lease.sh loaded  # carry .whl .kb; 19 `piece` calls: the same,
-#                                        # the 1.5B's load being KernelBench level 1 first (issue 14's run)
+#                                        # the 1.5B's load being KernelBench level 1 first (issue 14's run);
+#                                        # LOADED_TP=1: the throughput bench first, on the quiet GPU (no demo test)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
 # gpu-marked test while the model chains generate on the same GPU (the shared-GPU run).
 # KernelBench chain: once the model is built and the train-step bench is done (`kb`: as soon as the model is
@@ -128,7 +129,11 @@ chain_loaded() {  # the model generating (`leap eval`, over and over) while the 
   env_here
   local n=0 k secs all rest
   all=$(gpu_files); rest=$(echo "$all" | grep -v '^tests/integration/test_demo.py$')
-  if [ "$rest" != "$all" ] && [ ! -f "$M/.ready" ]; then  # the CUDA demo (~270 s, no sandbox under test) on the
+  if [ "${LOADED_TP:-0}" = 1 ]; then  # the throughput bench on the quiet GPU while the model is carried, instead of
+    mkdir -p "$W/out/sandbox"          # the CUDA demo test (it passed on 2026-12-04 18:28 UTC; no sandbox under test)
+    tp pool 240 --n-inline 0
+    export SB_TEST_FILES=$rest
+  elif [ "$rest" != "$all" ] && [ ! -f "$M/.ready" ]; then  # the CUDA demo (~270 s, no sandbox under test) on the
     mkdir -p "$W/out/sandbox"                             # quiet GPU while the model is carried and built
     echo "$(date -u +%H:%M:%S) === gpu tests part 0 (test_demo.py) start"
     gpu_pytest 0 tests/integration/test_demo.py
