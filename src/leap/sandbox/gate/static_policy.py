@@ -361,6 +361,9 @@ class PolicyVisitor(ast.NodeVisitor):
                 if _is_dunder(attr):
                     self.add(node, "dunder", f"format field attribute {attr} is not allowed")
                 self._attr_name(node, attr)
+        elif isinstance(f, ast.Attribute) and f.attr in ("format", "format_map"):  # a format string the gate
+            self.add(node, "dynamic_attr", f".{f.attr} of a string that is not a literal: its fields can read "
+                     "any attribute by name (use an f-string or a literal format string)")  # cannot read
         self.generic_visit(node)
 
 

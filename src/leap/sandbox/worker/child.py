@@ -228,6 +228,9 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         if D is not None and settings["init_code"] else None
     n_fp = settings["fingerprint_trials"]
     armed = 0
+    # after timing, trial 1's values go through the timed call's buffers and must give trial 1's output again
+    after, seed = None, D.secret_seed() if D is not None else 0
+    watch_timing = D is not None and device == "cuda" and settings["timing"] and len(settings["trials"]) > 1
     for i, trial in enumerate(settings["trials"]):
         rec = {"name": trial.name}
         runs = [0, 1] if i < settings["poison_rechecks"] else [0]
@@ -260,6 +263,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             if guard is not None:
                 guard.check_output(out)
             tick = _add(stages, "run_forward", tick)
+            if watch_timing and i == 1 and r == 0:
+                after = D.value_sample(out, seed)
             if local:  # bitwise checks here, with functions bound before the candidate loaded
                 if r == 0:
                     rec["inputs_unchanged"] = _bits_equal(kept, inputs)
@@ -304,8 +309,12 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
               "builds": builds}
     timing = settings["timing"]
     if timing and device == "cuda":
-        result["timing"] = _time(model, _trial_inputs(job.trials[0], "cuda", held), conn, timing, stages)
+        timed = _trial_inputs(job.trials[0], "cuda", held)
+        result["timing"] = _time(model, timed, conn, timing, stages)
         late = integrity() if integrity is not None else []
+        if after is not None and _stage("run", D.follows_new_values, model, timed,
+                                        _trial_inputs(job.trials[1], "cuda", held), after, seed, "cuda") is False:
+            late.append("after timing, new values in the timed call's input buffers gave a stale output")
         if _getppid() != parent:
             late.append("the worker's forkserver was killed during timing")
         if late:
