@@ -377,9 +377,8 @@ class DataPath(ExprKinds, StmtKinds):
 
     def _value_kind(self, expr: ast.AST, env: dict[str, Kind]) -> Kind:
         """Kind of a stored value; a value that wraps a PyTorch compute function (``partial(F.gelu)``)
-        counts as a reference to it, so calling it in the data path is compute. A lazy iterator over a library
-        function (``map(np.maximum, q)``), stored unconsumed, is refused: advanced in forward it computes there."""
-        self._lazy_library_iterators(expr)
+        counts as a reference to it, so calling it in the data path is compute (library compute handed on unrun
+        from init or import code: `static_deferred`)."""
         k = self._kind(expr, env, None)
         if k.tag not in (Tag.UNKNOWN, Tag.NONE, Tag.UNSET):
             return k
@@ -390,49 +389,6 @@ class DataPath(ExprKinds, StmtKinds):
                 if q and q.startswith("torch.") and torch_category(q) in ("compute", "module"):
                     return K.ref(q)
         return k
-
-
-    def _lazy_library_iterators(self, expr: ast.AST) -> None:
-        parents = {id(c): p for p in ast.walk(expr) for c in ast.iter_child_nodes(p)}
-        for n in ast.walk(expr):
-            if not (isinstance(n, ast.Call) and self._lazy(n.func)):
-                continue
-            outer = parents.get(id(n))
-            if isinstance(outer, ast.Call) and n in outer.args and self._consumes(outer.func):
-                continue  # list(map(np.sqrt, xs)): computed here, in init code
-            fn = next((q for a in n.args for q in [self.ix.qualname(a)] if q and _library_function(q)), None)
-            if fn:
-                self.flag(n, f"a lazy iterator over {fn} stored for later (advanced in forward, it computes "
-                             "there); build the values here or compute them in a kernel", "lazy_compute")
-
-    def _lazy(self, f: ast.expr) -> bool:
-        if isinstance(f, ast.Name) and f.id in LAZY_BUILTINS and f.id not in self.ix.defined_names:
-            return True
-        q = self.ix.qualname(f)
-        return bool(q) and q.startswith("itertools.")
-
-    def _consumes(self, f: ast.expr) -> bool:
-        if isinstance(f, ast.Name) and f.id in CONSUMING_BUILTINS and f.id not in self.ix.defined_names:
-            return True
-        q = self.ix.qualname(f) or ""
-        return q in ("numpy.array", "numpy.asarray", "numpy.fromiter", "torch.tensor", "torch.as_tensor")
-
-
-LAZY_BUILTINS = frozenset({"map", "filter", "iter", "zip", "reversed", "enumerate"})
-CONSUMING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any",
-                                "all"})
-
-
-def _library_function(q: str) -> bool:
-    """A library function that computes (PyTorch compute, or a numpy/cupy function or ufunc; not a type)."""
-    if q.startswith("torch."):
-        return torch_category(q) in ("compute", "module")
-    if not q.startswith(("numpy.", "cupy.")):
-        return False
-    from leap.sandbox.gate.static_plan import _lookup
-
-    obj = _lookup(q)
-    return obj is None or (callable(obj) and not isinstance(obj, type))
 
 
 def _implicit(name: str) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
+from leap.sandbox.gate.static_deferred import deferred_problems
 from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
 from leap.sandbox.judge.feedback import gate_feedback
@@ -163,7 +164,10 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
         return _fail(source, sorted(problems, key=lambda p: (p.line, p.col)))
     path = DataPath(index, allowed_ops, None if backend in (None, "", "auto") else backend)
     path.run()
-    found_v = sorted({v for v in path.violations if rules != "kernelbench" or v[3] not in _KB_RELAXED})
+    plan = path.plan
+    later = deferred_problems(index, [tree, *(plan.functions[k] for k in (*plan.init_keys, *plan.import_keys))])
+    found_v = sorted({v for v in [*path.violations, *((f.line, f.col, f.message, f.rule) for f in later)]
+                      if rules != "kernelbench" or v[3] not in _KB_RELAXED})
     if found_v:
         return _fail(source, [Finding(rule, ln, col, msg) for ln, col, msg, rule in found_v])
     found = tuple(sorted(path.launched))

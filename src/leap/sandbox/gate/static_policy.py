@@ -88,6 +88,7 @@ class PolicyVisitor(ast.NodeVisitor):
                              for n in ast.walk(index.tree) if isinstance(n, ast.Import) for a in n.names}
         self.in_kernels = {id(n) for k in _kernel_defs(index) for n in ast.walk(k)}
         self.own_attrs = _own_attrs(index.tree)
+        self.str_constants = _str_constants(index.tree)
 
     def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
@@ -290,7 +291,18 @@ class PolicyVisitor(ast.NodeVisitor):
                 todo.extend(ast.iter_child_nodes(n))
         return bound
 
+    def _format_text(self, node: ast.expr) -> str | None:
+        """The format string ``node`` is: a literal, or a module-level name bound once, to a literal."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.str_constants.get(node.id)
+        return None
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in ("format", "format_map") and self._format_text(node.value) is None:  # any use, called
+            self.add(node, "dynamic_attr", f".{node.attr} of a string the gate cannot read (its fields can read "  # or
+                     "any attribute by name); use an f-string or a literal format string")  # taken as a value
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
             self.add(node, "dunder", f"attribute {node.attr} is not allowed")
         self._attr_name(node, node.attr)
@@ -355,15 +367,13 @@ class PolicyVisitor(ast.NodeVisitor):
                     self.add(node, "monkey_patch", f"{f.id} on an imported module or class")
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
-        if (isinstance(f, ast.Attribute) and f.attr in ("format", "format_map") and isinstance(f.value, ast.Constant)
-                and isinstance(f.value.value, str)):  # "{0.gi_frame}".format(g) reads attributes by name
-            for attr in _format_attrs(f.value.value):
+        text = self._format_text(f.value) if isinstance(f, ast.Attribute) and f.attr in ("format", "format_map") \
+            else None
+        if text is not None:  # "{0.gi_frame}".format(g) reads attributes by name
+            for attr in _format_attrs(text):
                 if _is_dunder(attr):
                     self.add(node, "dunder", f"format field attribute {attr} is not allowed")
                 self._attr_name(node, attr)
-        elif isinstance(f, ast.Attribute) and f.attr in ("format", "format_map"):  # a format string the gate
-            self.add(node, "dynamic_attr", f".{f.attr} of a string that is not a literal: its fields can read "
-                     "any attribute by name (use an f-string or a literal format string)")  # cannot read
         self.generic_visit(node)
 
 
@@ -403,6 +413,20 @@ def _own_attrs(tree: ast.Module) -> frozenset[str]:
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             out.add(node.attr)
     return frozenset(out)
+
+
+def _str_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound exactly once in the whole source, to a string literal (``ERR = "..."``)."""
+    stores: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg | ast.alias | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            name = n.arg if isinstance(n, ast.arg) else (n.asname or n.name) if isinstance(n, ast.alias) else n.name
+            stores[name] = stores.get(name, 0) + 2  # a parameter, import or def of that name: not the constant
+    return {t.id: s.value.value for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+            for t in s.targets if isinstance(t, ast.Name) and stores.get(t.id) == 1
+            and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)}
 
 
 def _format_attrs(text: str) -> list[str]:

@@ -1,0 +1,38 @@
+"""LEGIT gate: an error message built from a module-level format constant (ERR.format(n)) in __init__."""
+import dataclasses
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu_fp32"
+EXPECT = "ok"
+DEVICE = "cpu"
+
+ERR = "block size must be a power of two, got {}"
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.where(v > 0, v, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sizes = [1024]
+        b = self.sizes[-1]
+        if b & (b - 1):
+            raise ValueError(ERR.format(b))
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        block = 1024
+        relu_kernel[(triton.cdiv(n, block),)](x, out, n, BLOCK=block)
+        return out
