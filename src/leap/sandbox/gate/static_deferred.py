@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_plan import lookup
 from leap.sandbox.gate.static_policy import Finding
 
 CONSUMERS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all",
@@ -39,9 +40,7 @@ def library_function(q: str | None) -> bool:
     checks, which see its ops wherever they run."""
     if not q or not q.startswith(("numpy.", "cupy.")):
         return False
-    from leap.sandbox.gate.static_plan import _lookup
-
-    obj = _lookup(q)
+    obj = lookup(q)
     return obj is None or (callable(obj) and not isinstance(obj, type))
 
 

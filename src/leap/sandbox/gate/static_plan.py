@@ -206,7 +206,7 @@ class Plan:
             for q in self.ix.class_bases(self.ix.classes[c]):
                 if not q or q in self.ix.classes or q in ("object", "builtins.object"):
                     continue
-                base = _lookup(q)
+                base = lookup(q)
                 if base is None or hasattr(base, name):
                     return True
         return False
@@ -378,7 +378,7 @@ IMPORTABLE = ("torch", "numpy", "triton", "typing", "enum", "collections", "data
               "functools", "itertools", "math")
 
 
-def _lookup(qualname: str):
+def lookup(qualname: str):
     """The object a library qualified name denotes (None if none), importing its module when it is one of
     `IMPORTABLE`'s."""
     parts = qualname.split(".")

@@ -208,6 +208,11 @@ def check_output(out, inputs) -> list[str]:
     return problems
 
 
+def secret_seed() -> int:
+    """A seed the candidate cannot know (positions of samples, counts of extra calls)."""
+    return _randbits(62)
+
+
 SNAPSHOT_FULL_BYTES = 64 << 20  # an output up to this size is copied whole
 SNAPSHOT_CHUNK = 1 << 20         # a larger one in chunks of this size: its first, its last and random ones
 SNAPSHOT_CHUNKS = 64
@@ -224,21 +229,30 @@ def snapshot(out, seed: int = 0) -> list:
     snap = []
     for path, t in _tensors(out):
         if _isinstance(t, _Tensor):
-            snap.append((path, _host_bytes(t.detach().contiguous().view(-1).view(_uint8), seed)
-                         if t.numel() else None))
+            snap.append((path, _host_sample(t.detach().contiguous().view(-1).view(_uint8), seed, SNAPSHOT_FULL_BYTES,
+                                            SNAPSHOT_CHUNK, SNAPSHOT_CHUNKS, _to_host) if t.numel() else None))
         else:
             snap.append((path, repr(_type(t))))
     return snap
 
 
-def _host_bytes(flat, seed: int):
+def _host_sample(flat, seed: int, whole: int, chunk: int, count: int, to_host):
+    """``to_host`` of a flat tensor of up to ``whole`` elements, else of ``count`` chunks of ``chunk`` elements
+    concatenated on the host: the first, the last and others at positions drawn from ``seed``."""
     n = flat.numel()
-    if n <= SNAPSHOT_FULL_BYTES:
-        return flat.cpu()
-    last = (n - 1) // SNAPSHOT_CHUNK
-    picks = _random(seed).sample(range(1, last), min(SNAPSHOT_CHUNKS - 2, max(0, last - 1)))
-    starts = [0, *sorted(picks), last]
-    return _cat([flat[i * SNAPSHOT_CHUNK:(i + 1) * SNAPSHOT_CHUNK].cpu() for i in starts])
+    if n <= whole:
+        return to_host(flat)
+    last = (n - 1) // chunk
+    picks = _random(seed).sample(range(1, last), min(count - 2, max(0, last - 1)))
+    return _cat([to_host(flat[i * chunk:(i + 1) * chunk]) for i in [0, *sorted(picks), last]])
+
+
+def _to_host(t):
+    return t.cpu()
+
+
+def _to_host_float(t):
+    return t.float().cpu()
 
 
 def same_snapshot(a: list, b: list) -> bool:
@@ -298,7 +312,7 @@ def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, 
         out, traced = _watched(model, inputs, watch)
     else:
         out, traced = model(*inputs), []
-    seed = _randbits(62)
+    seed = secret_seed()
     early = snapshot(out, seed) if fingerprints and device == "cuda" else None
     if device == "cuda":
         _cuda_sync()
@@ -351,28 +365,11 @@ SAMPLE_FULL = 1 << 22   # an output up to this many elements is compared whole
 SAMPLE_CHUNK = 1 << 16  # a larger one on 32 chunks of this many elements at secret positions
 
 
-def secret_seed() -> int:
-    """A seed the candidate cannot know (positions of samples, counts of extra calls)."""
-    return _randbits(62)
-
-
 def value_sample(out, seed: int) -> list:
-    """Host float copies of every output tensor's values (or of 32 chunks of a large one, at positions drawn
-    from ``seed``), for a comparison with tolerance (`close_samples`)."""
-    got = []
-    for _, t in _tensors(out):
-        if not _isinstance(t, _Tensor):
-            got.append(None)
-            continue
-        flat = t.detach().reshape(-1)
-        n = flat.numel()
-        if n <= SAMPLE_FULL:
-            got.append(flat.float().cpu())
-            continue
-        last = (n - 1) // SAMPLE_CHUNK
-        starts = sorted(_random(seed).sample(range(last + 1), min(32, last + 1)))
-        got.append(_cat([flat[i * SAMPLE_CHUNK:(i + 1) * SAMPLE_CHUNK].float().cpu() for i in starts]))
-    return got
+    """Host float copies of every output tensor's values (or of 32 chunks of a large one: its first, its last
+    and others at positions drawn from ``seed``), for a comparison with tolerance (`close_samples`)."""
+    return [_host_sample(t.detach().reshape(-1), seed, SAMPLE_FULL, SAMPLE_CHUNK, 32, _to_host_float)
+            if _isinstance(t, _Tensor) else None for _, t in _tensors(out)]
 
 
 def close_samples(a: list, b: list) -> bool:

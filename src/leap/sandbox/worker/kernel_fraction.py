@@ -141,14 +141,14 @@ def per_call_minimum(kernels: Sequence[tuple[str, float]], iters: int) -> list[t
 
 
 def profile_kernels(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3) -> list[tuple[str, float]]:
-    """(name, microseconds) of every GPU kernel/memcpy/memset that ``iters`` calls of ``fn(*args)`` ran."""
+    """(name, microseconds) of the GPU kernels/memcpys/memsets of a call of ``fn(*args)`` (`profile_forward`)."""
     return profile_forward(fn, args, iters)[0]
 
 
 def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
                     ) -> tuple[list[tuple[str, float]], float | None, float | None]:
-    """The GPU activities of ``iters`` calls of ``fn(*args)`` as (name, microseconds), and per call the bytes
-    copied device-to-host and the GPU's busy time over every stream (`busy_us`; None: the profiler's trace
+    """The GPU activities of a call of ``fn(*args)`` as (name, microseconds), each at its shortest over ``iters``
+    calls (`per_call_minimum`), and per call the bytes copied device-to-host and the GPU's busy time over every stream (`busy_us`; None: the profiler's trace
     does not say)."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
@@ -163,7 +163,7 @@ def profile_forward(fn: Callable[..., Any], args: Sequence[Any], iters: int = 3
             _sync()
     spans = sorted((ev.time_range.start, ev.name, float(ev.time_range.elapsed_us())) for ev in prof.events()
                    if getattr(ev, "device_type", None) == DeviceType.CUDA)
-    out = [(name, us) for _, name, us in spans]
+    out = per_call_minimum([(name, us) for _, name, us in spans], iters)
     try:  # the copies' sizes are only in the exported trace (the events' own ``nbytes`` read 0 on torch 2.11)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "trace.json")
@@ -206,8 +206,7 @@ def host_copy_bytes(trace_events: Iterable[Any]) -> int:
 def custom_kernel_fraction(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
                            iters: int = 3) -> float:
     """Share (0..1) of ``fn(*args)``'s GPU time spent in custom kernels (names from ``source`` when given)."""
-    return fraction_from_kernels(per_call_minimum(profile_kernels(fn, args, iters), iters),
-                                 kernel_names_from_source(source))
+    return fraction_from_kernels(profile_kernels(fn, args, iters), kernel_names_from_source(source))
 
 
 def forward_profile(fn: Callable[..., Any], args: Sequence[Any], source: str | None = None,
@@ -215,7 +214,6 @@ def forward_profile(fn: Callable[..., Any], args: Sequence[Any], source: str | N
     """``kernel_fraction``, and per call ``host_copy_bytes`` and ``gpu_busy_us`` (recorded, not decided on),
     of ``fn(*args)`` from one profile."""
     kernels, host_bytes, busy = profile_forward(fn, args, iters)
-    return {"kernel_fraction": fraction_from_kernels(per_call_minimum(kernels, iters),
-                                                     kernel_names_from_source(source),
+    return {"kernel_fraction": fraction_from_kernels(kernels, kernel_names_from_source(source),
                                                      allowed_ops=allowed_ops),
             "host_copy_bytes": host_bytes, "gpu_busy_us": busy}
