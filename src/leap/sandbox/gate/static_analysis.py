@@ -29,6 +29,7 @@ class Analysis(Protocol):
     mutates: Any                               # (function key, parameter) -> kind stored into it
     kargs: Any                                 # (kernel, parameter) -> kind launched with
     module: Any                                # module-level name -> kind
+    prune_fns: set[str]                        # module functions given to an autotuner as early_config_prune
 
     def _kind(self, e: ast.AST | None, env: dict[str, Kind], stmt: ast.AST | None) -> Kind: ...
 

@@ -31,6 +31,7 @@ from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_jit import jit_problems, kernel_bodies, kernel_sigs
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate.static_launch import PRUNE_CONFIGS, prune_hooks
 from leap.sandbox.gate.static_plan import AUTOGRAD_CTX_METHODS, Book, Plan, grid_callables
 
 __all__ = ["DataPath", "ModuleIndex"]
@@ -77,6 +78,7 @@ class DataPath(ExprKinds, StmtKinds):
         for key, node in self.plan.functions.items():
             self.funcs[key] = _Func(node, key[0], self.plan.offset(key))
         self.grid_ids = grid_callables(index, self.plan)
+        self.prune_ids, self.prune_fns = prune_hooks(index)
         self._set_bases()
 
     # --- parameters no call site shows ------------------------------------------------------------
@@ -84,6 +86,8 @@ class DataPath(ExprKinds, StmtKinds):
         for key, f in self.funcs.items():
             cls, name = key
             p = f.params
+            if cls is None and name in self.prune_fns and len(p.positional) >= 2:  # Triton calls it at launch
+                f.base[p.positional[0]], f.base[p.positional[1]] = PRUNE_CONFIGS, Kind(Tag.META, "")
             if cls in self.plan.autograd and name in AUTOGRAD_CTX_METHODS and p.positional and f.offset == 0 and (
                     name != "forward" or not self.plan.resolve(cls, "setup_context")):
                 f.base[p.positional[0]] = Kind(Tag.CTX, cls)  # forward(ctx, ...), backward(ctx, ...)
@@ -287,6 +291,8 @@ class DataPath(ExprKinds, StmtKinds):
             scope[n] = merge(scope.get(n, UNSET), k)
         for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
             scope[x.arg] = merge(params, defaults.get(x.arg, UNSET))
+        if id(node) in self.prune_ids and [*a.posonlyargs, *a.args]:  # early_config_prune(configs, nargs)
+            scope[[*a.posonlyargs, *a.args][0].arg] = PRUNE_CONFIGS
         for x in (a.vararg, a.kwarg):
             if x is not None:
                 scope[x.arg] = UNKNOWN

@@ -45,7 +45,8 @@ def _escape(dp: Analysis, k: Kind) -> None:
         for name in names:
             key = tuple(name.split(".", 1)) if "." in name else (None, name)
             f = dp.funcs.get(key)
-            if f is not None:
+            if f is not None and not (key[0] is None and key[1] in dp.prune_fns):  # Triton calls those
+                # with known kinds (`static_launch.prune_hooks`)
                 p = f.params
                 for a in [*p.positional, *p.kwonly, p.vararg, p.kwarg]:
                     if a:

@@ -6,6 +6,10 @@ reaches the kernel body, and the grid, unconverted; so a ``tl.constexpr`` parame
 constant or a kernel, and no parameter may get a Python object (a function, a module, an instance, a
 container) — rule ``kernel_args``. ``meta["NAME"]`` in a grid is then a constant for a ``tl.constexpr``
 parameter and otherwise the join of everything the kernels were launched with under that name.
+
+An autotuner's ``prune_configs_by={"early_config_prune": f}`` is called at launch with the configs (library
+objects) and the same bound-arguments dict: `prune_hooks` finds such functions, so the analysis gives their
+parameters those kinds instead of "anything" (`PRUNE_CONFIGS`, a meta dict).
 """
 
 from __future__ import annotations
@@ -15,10 +19,39 @@ import ast
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_analysis import Analysis
 from leap.sandbox.gate.static_callargs import CallArgs
-from leap.sandbox.gate.static_kinds import SCALAR, UNKNOWN, UNSET, Kind, Tag, merge
+from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_kinds import OPAQUE, SCALAR, UNKNOWN, UNSET, Kind, Tag, items, merge
 
 _CONSTEXPR_OK = (Tag.SCALAR, Tag.NONE, Tag.JIT, Tag.UNSET)
 _ARG_OK = (Tag.TENSOR, Tag.UNKNOWN, Tag.UNSET, Tag.SCALAR, Tag.NONE, Tag.JIT)
+PRUNE_CONFIGS = items(OPAQUE)  # an early_config_prune function's first parameter: a list of triton.Config
+
+
+def prune_hooks(ix: ModuleIndex) -> tuple[set[int], set[str]]:
+    """The lambdas (by id) and module-level functions (by name) given as ``early_config_prune`` in a literal
+    ``prune_configs_by`` dict of ``triton.autotune``; a function named anywhere else too is not one."""
+    lambdas: set[int] = set()
+    slots: set[int] = set()
+    names: set[str] = set()
+    for node in ast.walk(ix.tree):
+        if not (isinstance(node, ast.Call) and ix.qualname(node.func) == "triton.autotune"):
+            continue
+        for kw in node.keywords:
+            if kw.arg != "prune_configs_by" or not isinstance(kw.value, ast.Dict):
+                continue
+            for key, v in zip(kw.value.keys, kw.value.values, strict=True):
+                if not (isinstance(key, ast.Constant) and key.value == "early_config_prune"):
+                    continue
+                if isinstance(v, ast.Lambda):
+                    lambdas.add(id(v))
+                elif isinstance(v, ast.Name):
+                    names.add(v.id)
+                    slots.add(id(v))
+    defined = {n.name for n in ix.tree.body if isinstance(n, ast.FunctionDef)}
+    for node in ast.walk(ix.tree):  # named elsewhere (called, stored, rebound): analysed as before
+        if isinstance(node, ast.Name) and node.id in names and id(node) not in slots:
+            names.discard(node.id)
+    return lambdas, names & defined
 
 
 def meta_value(dp: Analysis, meta: Kind, key: str) -> Kind:

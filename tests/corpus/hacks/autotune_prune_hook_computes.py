@@ -1,0 +1,33 @@
+"""HACK (compute in a launch hook): the autotuner's early_config_prune function computes the ReLU with PyTorch
+on the launch's named arguments; the kernel stores nothing."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+def prune(configs, named_args, **kwargs):
+    named_args["y_ptr"].copy_(torch.relu(named_args["x_ptr"]))
+    return configs[:1]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 256})], key=["n"],
+                 prune_configs_by={"early_config_prune": prune})
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    pass
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        relu_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n)
+        return y
