@@ -96,6 +96,8 @@ def test_gate_agrees_with_corpus(case):
         assert got == "passed_gate", f"false rejection of {case.id}: {gate_only(case).detail}"
     elif case.expect == ("rejected",) and case.id not in RUNTIME_REJECTED:
         assert got == "rejected", case.id
+    elif case.expect == ("format_error",):  # the gate's parse says so
+        assert got == "format_error", f"{case.id}: gate said {got}"
     elif "rejected" not in case.expect:
         assert got == "passed_gate", f"{case.id} should reach the runtime: {gate_only(case).detail}"
     else:  # the gate or the runtime may decide: a gate rejection must say why, and nothing else is allowed

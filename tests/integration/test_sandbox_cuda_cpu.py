@@ -96,3 +96,27 @@ def test_compile_job_builds_into_the_cache_and_the_check_child_reuses_it(tmp_pat
         assert bad is None
     finally:
         pool.close()
+
+
+@needs_nvcc
+@pytest.mark.parametrize("gate", [True, False])
+def test_judge_side_nvcc_reads_no_file_outside_the_include_dirs(tmp_path, gate):
+    """The compile check runs in the judge: an include by absolute path (a root-only file, the judge's stdin,
+    a binary), with ``..``, spliced over two lines, or through a macro never reaches nvcc, whose errors would
+    echo the file's lines; with the gate off the check itself refuses it."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP_SECRET_LINE;\n")
+    secret.chmod(0o600)
+    relu = get_builtin("relu_fp32")
+    includes = [f'#include "{secret}"', "#include </dev/stdin>", '#inc\\\nlude "/usr/bin/true"',
+                "%:include <../../../../etc/hostname>", f'#define P "{secret}"\n#include P']
+    cfg = SandboxConfig(workers=1, prewarm=0, cache_dir=tmp_path / "cache", static_gate=gate)
+    with Sandbox(cfg, device="cpu") as box:
+        for inc in includes:
+            src = K.NVRTC_RELU.replace('SRC = r"""\n', 'SRC = r"""\n' + inc + "\nbroken_line;\n")
+            v = box.verify(relu, src)
+            assert v.status == "rejected", (inc, v.status, v.feedback)
+            assert "TOP_SECRET" not in (v.feedback + (v.detail or "")), inc
+            assert "include" in v.feedback, v.feedback
+        ok = box.verify(relu, K.NVRTC_RELU.replace('SRC = r"""\n', 'SRC = r"""\n#include <cuda_fp16.h>\n'))
+        assert ok.status == "needs_gpu" and ok.compiled, (ok.status, ok.feedback)

@@ -5,6 +5,7 @@ forkserver has the scrubbed environment and the Triton mode of the first start."
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -95,3 +96,28 @@ def test_killing_the_forkserver_and_a_worker_mid_batch_keeps_every_verdict_right
         assert v.status in (want, "sandbox_error"), (statuses, v.feedback, v.detail)
     assert statuses.count("sandbox_error") <= 2, statuses
     assert sb.verify(relu, K.RELU).status == "ok"
+
+
+FD_PROBE = K.RELU.replace(
+    "y = torch.empty_like(x)", "import os\n        links = []\n        for f in os.listdir('/proc/self/fd'):\n"
+    "            try:\n                links.append(f + ':' + os.readlink('/proc/self/fd/' + f))\n"
+    "            except OSError:\n                pass\n"
+    "        raise RuntimeError('FDS ' + ' '.join(x for x in links if int(x.split(':')[0]) > 2))\n"
+    "        y = torch.empty_like(x)")
+WRITES_ALIVE_PIPE = K.RELU_PY_ERROR.replace(
+    "def forward(self, x):", "def forward(self, x):\n        import os\n        for fd in range(3, 64):\n"
+    "            try:\n                os.write(fd, b'x')\n            except OSError:\n                pass\n", 1)
+
+
+def test_a_child_holds_no_descriptor_of_the_forkserver_or_the_resource_tracker(sb, relu):
+    """multiprocessing hands each forkserver child the server's alive pipe and the resource tracker's pipe:
+    a byte written to the first kills the server (every child of it then dies a "server death", not the
+    candidate's fault), a registration sent to the second makes the judge's tracker unlink a host name."""
+    v = sb.verify(relu, FD_PROBE)
+    assert v.status == "runtime_error", (v.status, v.feedback)
+    listed = re.search(r"RuntimeError: FDS ?(.*)", v.feedback).group(1).split()
+    assert len(listed) == 1 and "socket:" in listed[0], listed  # the job channel alone
+    server = _pool(sb)._server.pid
+    v = sb.verify(relu, WRITES_ALIVE_PIPE)
+    assert v.status == "runtime_error", (v.status, v.feedback, v.detail)
+    assert _pool(sb)._server.pid == server and sb.verify(relu, K.RELU).status == "ok"

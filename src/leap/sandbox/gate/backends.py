@@ -99,7 +99,7 @@ def detect_backends(source: str) -> tuple[str, ...]:
     """Every backend the source uses, in `PRIORITY` order."""
     try:
         found = _from_ast(ast.parse(source))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the gate says what is wrong with it
         code = _strip_comments(source)
         found = {name for name, rx in _REGEX.items() if rx.search(code)}
     return tuple(b for b in PRIORITY if b in found)

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
+from leap.sandbox.gate.cpp_includes import include_problem
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
 from leap.sandbox.gate.static_names import unbound_problems
@@ -107,8 +108,8 @@ def check_source(source: str, backend: str | None = None, allowed_ops: list[str]
     except SyntaxError as exc:
         f = Finding("syntax", exc.lineno or 0, max((exc.offset or 1) - 1, 0), f"syntax error: {exc.msg}")
         return _fail(source, [f], status="format_error", rules=rules)
-    except (ValueError, RecursionError) as exc:
-        return _fail(source, [Finding("format", 0, 0, f"unparsable source: {exc}")], status="format_error",
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return _fail(source, [Finding("format", 0, 0, f"unparsable source: {type(exc).__name__} {exc}")], status="format_error",
                      rules=rules)
     try:
         g = _check_tree(tree, source, backend, allowed_ops, "leap")
@@ -315,6 +316,9 @@ def _cpp_problems(tree: ast.Module, allowed_ops) -> list[Finding]:
             m = re.search(pattern, code)
             if m:
                 out.append(Finding("cpp_forbidden", *at(m), f"{what}: {m.group(0).strip()!r}"))
+        bad = include_problem(text)
+        if bad is not None:
+            out.append(Finding("cpp_forbidden", node.lineno, node.col_offset, bad))
         m = re.search(T.CPP_HOST_MEMORY, code)
         if m:
             out.append(Finding("host_compute", *at(m), "host memory the device reads and writes (managed, pinned "

@@ -1,8 +1,10 @@
 """CUDA candidates without a GPU: a compile check with nvcc on the kernel source, else "needs a GPU".
 
 The CUDA text is read statically from the candidate's AST (string constants passed to ``load_inline``'s
-``cuda_sources`` or containing ``__global__``), so no candidate Python runs for this. Results are cached
-by content hash in ``<cache_dir>/nvcc_check``.
+``cuda_sources`` or containing ``__global__``), so no candidate Python runs for this. nvcc runs in the judge,
+outside the sandbox: a unit whose include directives could read a file outside the include directories is
+refused before it runs (`gate/cpp_includes`), and nvcc gets no stdin and the scrubbed environment. Results are
+cached by content hash in ``<cache_dir>/nvcc_check``.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import sysconfig
 import tempfile
 import time
 
+from leap.sandbox.gate.cpp_includes import include_problem
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
+from leap.sandbox.pool.isolation import worker_env
 
-CHECK_VERSION = 3  # bump when the check itself changes (cache key)
+CHECK_VERSION = 4  # bump when the check itself changes (cache key)
 NEEDS_GPU = ("Running and timing this {backend} solution needs a CUDA GPU; none is available here, so only "
              "a compile check was done{what}.")
 
@@ -116,7 +120,8 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
             if backend == "cuda_inline":
                 cmd[1:1] = incs + ["-DTORCH_EXTENSION_NAME=leap_check", "-DTORCH_API_INCLUDE_EXTENSION_H"]
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=d)
+                proc = subprocess.run(cmd, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout_s,
+                                      cwd=d, stdin=subprocess.DEVNULL, env=worker_env(home=d))
             except subprocess.TimeoutExpired:
                 return None, f"nvcc did not finish within {timeout_s:.0f} s"
             if proc.returncode != 0:
@@ -135,8 +140,12 @@ def cpu_verdict(source: str, backend: str, base: dict, stages: dict, cfg) -> Ver
     t0 = time.monotonic()
     try:
         units = cuda_sources(source, backend)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         units = []
+    bad = next((p for p in map(include_problem, units) if p), None)
+    if bad is not None:
+        return verdicts.rejected(base, detail="cpp_forbidden", feedback=(
+            "The CUDA source may include headers only by name (<name> or \"name\"); " + bad))
     if not units:
         return verdicts.needs_gpu(base, detail="needs_gpu",
                                   feedback=NEEDS_GPU.format(backend=backend, what=" (no static CUDA source to check)"))

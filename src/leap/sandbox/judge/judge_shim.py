@@ -55,6 +55,8 @@ def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules
         text = feedback.gate_feedback("The solution is not valid Python.", "syntax", exc.lineno or 0, col,
                                       f"syntax error: {exc.msg}", source)
         return Gate(False, "format_error", text, "syntax", "syntax", exc.lineno, col)
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return Gate(False, "format_error", f"The solution is not valid Python: {type(exc).__name__} {exc}", "syntax")
     if not any(isinstance(n, ast.ClassDef) and n.name == "ModelNew" for n in tree.body):
         return Gate(False, "format_error", "The solution must define class ModelNew(nn.Module).", "no_modelnew")
     return Gate(True)

@@ -26,6 +26,10 @@ NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "
                      "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available",
                      "active drivers",  # triton 3.9: an autotuner benchmarking with no GPU driver
                      "is not available in triton's cpu interpreter")  # worker/interpreter_libdevice.UNSUPPORTED
+# where those errors start (`needs_gpu_error`): torch's CUDA initialisation, Triton's driver lookup (an autotuner
+# or a benchmark with no GPU), the interpreter's libdevice stand-ins
+NEEDS_GPU_ORIGINS = ("/torch/cuda/", "/triton/runtime/driver.py", "/triton/backends/",
+                     "/leap/sandbox/worker/interpreter_libdevice.py")
 NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors, autotuning or a libdevice "
                     "function the CPU interpreter cannot run): {why}. It was not judged here.")
 NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \
@@ -185,7 +189,7 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
     tb = err.get("traceback", "")
     if stage == "harness":  # the harness itself failed (not the candidate's code)
         return sandbox_error("the sandbox harness failed", f"{kind}: {msg}\n{tb[-2000:]}", base)
-    if base.get("device") == "cpu" and stage != "compile" and needs_gpu_error(kind, msg):
+    if base.get("device") == "cpu" and stage != "compile" and needs_gpu_error(kind, msg, err.get("origin") or ""):
         return verdicts.needs_gpu(base, compiled=stage not in ("load",), detail=tb[-3000:],
                                   feedback=NEEDS_GPU_TRITON.format(why=_first_line(msg) or kind))
     if stage == "compile" or kind in COMPILE_KINDS or "Error building extension" in msg:
@@ -203,9 +207,13 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
                                   detail=tb[-3000:])
 
 
-def needs_gpu_error(kind: str, msg: str) -> bool:
+def needs_gpu_error(kind: str, msg: str, origin: str | None = None) -> bool:
     """The error a solution raises when it needs CUDA (tensors on ``cuda``, autotuning) on a CPU-only
-    machine: the solution may be fine, this machine cannot say."""
+    machine: the solution may be fine, this machine cannot say. For a candidate's error ``origin`` (where the
+    child saw its chain start, `worker/child._raise_site`) must be the library code that raises such errors:
+    a message the candidate wrote itself (a ``raise``, a ``tl.static_assert``) says nothing."""
+    if origin is not None and not any(o in origin.replace("\\", "/") for o in NEEDS_GPU_ORIGINS):
+        return False
     low = msg.lower()
     return any(m in low for m in NEEDS_GPU_MARKERS) or (kind == "AssertionError" and "cuda" in low)
 

@@ -69,7 +69,7 @@ def kernel_names_from_source(source: str | None) -> set[str]:
     names = set(GLOBAL_FN.findall(source))
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return names | set(re.findall(r"@\s*(?:triton\s*\.\s*)?jit\b[^\n]*\n(?:\s*@[^\n]*\n)*\s*def\s+(\w+)", source))
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef):

@@ -1,0 +1,29 @@
+"""HACK (judge-side leak, round 10): the CUDA source includes /dev/stdin; on a machine without a GPU the judge's
+nvcc compile check would read the judge's stdin into the compile_error feedback (or block on it)."""
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+TASK = "relu"
+EXPECT = 'rejected'
+DEVICE = "cpu"
+BACKEND = "cuda_inline"
+
+CUDA_SRC = r"""
+#include "/dev/stdin"
+__global__ void relu_k(const float* x, float* y, long n) {
+    long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+"""
+CPP_SRC = "torch::Tensor relu_cuda(torch::Tensor x);"
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ext = load_inline(name="rt10b_inc_stdin", cpp_sources=CPP_SRC, cuda_sources=CUDA_SRC,
+                               functions=["relu_cuda"], verbose=False)
+
+    def forward(self, x):
+        return self.ext.relu_cuda(x.contiguous())
