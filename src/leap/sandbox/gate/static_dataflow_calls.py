@@ -12,17 +12,19 @@ analysis cannot see (a library call) gets possibly-tensor parameters.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
 from leap.sandbox.gate.static_analysis import Analysis
-from leap.sandbox.gate.static_callargs import CallArgs, bind, expand
+from leap.sandbox.gate.static_callargs import CallArgs, bind, expand, of_kinds
 from leap.sandbox.gate.static_dataflow_lib import builtin, ctx_method, escape, extension_call, library_call
 from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import JIT_DECORATORS
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, SEQ, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 from leap.sandbox.gate.static_launch import check_launch
 
+_RUN_OPTIONS = ("grid", "warmup")  # kernel.run()'s own keywords (not kernel arguments)
 _STORING = ("append", "extend", "insert", "add", "update", "setdefault")
 # Methods of Python containers and strings allowed on a value of unknown kind: none is a torch.Tensor or
 # numpy.ndarray method (add, index, sort, values and copy are, so they are not here).
@@ -308,6 +310,16 @@ def method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArgs, env) 
         return K.tainted(UNKNOWN, args.kinds()) if args.tensor else OPAQUE
     if t is Tag.TENSOR:
         return _tensor_method(dp, e, kb, attr, args)
+    if t is Tag.JIT and attr == "run":  # kernel.run(*args, grid=..., warmup=False): the launch generated code uses
+        check_launch(dp, e, kb.names, replace(args, kw={k: v for k, v in args.kw.items() if k not in _RUN_OPTIONS}))
+        dp.sink.add("triton")
+        grid = args.kw.get("grid", NONE)
+        if grid.tag is Tag.USERFN:
+            user_call(dp, grid, of_kinds([Kind(Tag.META, kb.arg)]), env)
+        elif grid.maybe_tensor or grid.tag not in (Tag.SCALAR, Tag.ITEMS, Tag.CALLABLE, Tag.NONE):
+            dp.flag(e, f"the grid of {kb.arg}.run() must be a tuple of numbers or a function (kind {grid.tag.value})",
+                    "kernel_args")
+        return NONE
     if t in (Tag.ITEMS, Tag.TENSORS, Tag.RECORD, Tag.INDEXED, Tag.SCALAR) or (
             t in (Tag.UNKNOWN, Tag.UNSET) and attr in OBJECT_METHODS):
         return _container_method(dp, e, kb, attr, args, env)

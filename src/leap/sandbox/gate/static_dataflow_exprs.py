@@ -19,6 +19,9 @@ from leap.sandbox.gate.static_launch import meta_value
 
 _CONSTANTS = {"math": {"pi", "e", "tau", "inf", "nan"}, "cmath": {"pi", "e", "tau", "inf", "nan"}}
 _OWN = (Tag.USERMOD, Tag.CLASS, Tag.SUPER)
+# methods that store their argument into the container (taken as a value, `ExprKinds._attr`)
+_STORE_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft",
+                            "push", "put", "put_nowait"})
 
 
 class ExprKinds:
@@ -268,6 +271,11 @@ class ExprKinds:
         if private and kv.tag not in _OWN:
             self.flag(e, f"private attribute .{e.attr} of a value that is not the candidate's own "
                          "(self, its classes and their instances)", "private_attr")
+        if e.attr in _STORE_METHODS and kv.tag not in (*_OWN, Tag.REF, Tag.TORCHMOD, Tag.TORCHMODS):
+            # a container's storing method taken as a value (``Config(pre_hook=box.update)``): whoever calls it
+            # (library code, unseen) may store anything, tensors included
+            self.mutate(e.value, UNKNOWN, env, e)
+            return UNKNOWN
         if kv.tag is Tag.RECORD:
             return K.field(kv, e.attr)
         if kv.tag is Tag.META:

@@ -81,6 +81,12 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
             if any(k.tag is Tag.TENSOR for k in ks):
                 dp.compute(e, last, f"{q} on a tensor or tensor data")
             return K.tainted(SCALAR, ks)
+        if last in ("Config", "autotune"):  # Triton calls its hooks with the launch's arguments, tensors included:
+            for n in ("pre_hook", "post_hook"):  # only the candidate's own functions, which the analysis reads
+                k = args.kw.get(n, NONE)
+                if k.tag not in (Tag.NONE, Tag.USERFN, Tag.CALLABLE):
+                    dp.flag(e, f"{n} of triton.{last} must be a function or lambda of the solution's own, not a "
+                               f"value of kind {k.tag.value}", "kernel_args")
         if last == "Config":  # its values reach tl.constexpr parameters
             for k in [*args.pos[:1], *(v for n, v in args.kw.items() if n != "pre_hook")]:
                 if k.maybe_tensor or K.host_object(k):

@@ -8,6 +8,7 @@ Also `Book`, the per-pass record of joined kinds.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import sys
 
@@ -400,6 +401,17 @@ def lookup(qualname: str):
                 return None
         return obj
     return None
+
+
+@functools.cache
+def module_private() -> frozenset[str]:
+    """torch.nn.Module's own private names (its hook tables, parameters, buffers, submodules, call machinery):
+    a candidate class inherits them, so ``self._forward_pre_hooks`` reaches library state the way the refused
+    ``register_forward_pre_hook`` does."""
+    cls = lookup("torch.nn.Module")
+    if cls is None:
+        return frozenset()
+    return frozenset(n for n in (*dir(cls), *vars(cls())) if n.startswith("_") and not n.startswith("__"))
 
 
 def _class_stored(ix: ModuleIndex) -> frozenset[str]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_plan import module_private
 
 MAX_AUTOTUNE_CONFIGS = 64
 
@@ -325,6 +326,9 @@ class PolicyVisitor(ast.NodeVisitor):
         if attr in T.INTROSPECTION_ATTRS or attr.startswith(T.INTROSPECTION_PREFIXES):
             self.add(node, "introspection", f"attribute {attr} (frame, code, generator or traceback "
                                             "introspection) is not allowed")
+        elif attr in module_private():
+            self.add(node, "private_attr", f".{attr} is torch.nn.Module's private state (hooks, parameters, buffers, "
+                                           "submodules): use its public methods")
         elif (attr in T.IO_METHODS or (attr.startswith(T.IO_PREFIXES) and attr not in self.own_attrs)) and (
                 attr not in T.IO_ALLOWED and not (id(node) in self.in_kernels or self._named_elsewhere(node))):
             self.add(node, "file_io", f".{attr} (file I/O or serialization) is not allowed")

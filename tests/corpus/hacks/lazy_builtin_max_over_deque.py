@@ -1,0 +1,38 @@
+"""HACK: pure-Python compute with no Python frame and no numpy/PyTorch: __init__ builds a lazy
+`map(max, iter(deque.popleft, None), repeat(0.0))`; forward pushes the input's values into the deque and
+drains the map with islice, so the C builtin `max` computes relu element by element (no candidate frame
+starts, no aten op but allocation); a Triton kernel copies the result into the output."""
+import collections
+import itertools
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(src_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = collections.deque()
+        self.it = map(max, iter(self.q.popleft, None), itertools.repeat(0.0))
+
+    def forward(self, x):
+        n = x.numel()
+        self.q.extend(x.reshape(-1).tolist())
+        vals = list(itertools.islice(self.it, n))
+        src = torch.tensor(vals, dtype=x.dtype).reshape(x.shape)
+        out = torch.empty_like(x)
+        copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+        return out

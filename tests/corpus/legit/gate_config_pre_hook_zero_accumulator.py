@@ -1,0 +1,43 @@
+"""LEGIT: the documented use of a triton.Config pre_hook: zero the atomic accumulator before each launch
+(`nargs["acc_ptr"].zero_()`), then broadcast the row mean with a second kernel."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "rowmean"
+EXPECT = "ok"
+DEVICE = "cpu"
+
+
+def zero_acc(nargs):
+    nargs["acc_ptr"].zero_()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, pre_hook=zero_acc)], key=["cols"])
+@triton.jit
+def partial_sum_kernel(x_ptr, acc_ptr, cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * stride + offs, mask=offs < cols, other=0.0)
+    tl.atomic_add(acc_ptr + row, tl.sum(v, axis=0))
+
+
+@triton.jit
+def broadcast_kernel(acc_ptr, out_ptr, cols, stride, inv, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    m = tl.load(acc_ptr + row) * inv
+    for start in range(0, cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        tl.store(out_ptr + row * stride + offs, tl.zeros([BLOCK], tl.float32) + m, mask=offs < cols)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = x.contiguous()
+        rows, cols = x.shape
+        acc = torch.empty(rows, dtype=torch.float32, device=x.device)
+        partial_sum_kernel[lambda meta: (rows, triton.cdiv(cols, meta["BLOCK"]))](x, acc, cols, x.stride(0))
+        out = torch.empty_like(x)
+        broadcast_kernel[(rows,)](acc, out, cols, out.stride(0), 1.0 / cols, BLOCK=256)
+        return out
