@@ -135,3 +135,36 @@ def test_guarded_verifier_turns_judge_failures_into_sandbox_error():
     out = guarded_verifier(verifier)([(task, "a"), (task, "huge"), (task, "b")])
     assert [v.status for v in out] == ["ok", "sandbox_error", "ok"]
     assert "MemoryError" in out[1].detail and not out[1].correct
+
+
+def test_kernelbench_prompt_keeps_the_sources_own_blank_lines(tmp_path):
+    # KernelBench trims each template block, then formats the composed prompt: the reference source goes in
+    # verbatim, its trailing blank line included (28 of its level-1..3 files end with one)
+    (tmp_path / "src/kernelbench/prompts").mkdir(parents=True)
+    (tmp_path / "ex.py").write_text("IN\n")
+    (tmp_path / "ex_new.py").write_text("OUT\n")
+    (tmp_path / "src/kernelbench/prompts/prompts.toml").write_text('''
+[shared]
+problem_statement = "S {backend_display}"
+instruction = "I"
+few_shot_example_arch = "ex.py"
+[backends.triton]
+backend_display = "T"
+one_shot_new_arch = "ex_new.py"
+[precision.fp32]
+precision_display = "P"
+[templates.common]
+arch_block = """
+You are given:
+
+
+{ref_arch_src}
+
+"""
+example_intro_one_shot = "X"
+example_entry_template = "{example_label} {input_code}|{output_code}"
+precision_note = "N {precision_display}"
+''')
+    src = SRC + "\n"  # ends with a blank line
+    p = kernelbench_prompt(parse_task(src, "19_ReLU"), "triton", checkout=tmp_path)
+    assert p == f"S T\n\nX\n\nExample: IN\n|OUT\n\nYou are given:\n\n\n{src}\n\nN P\n\nI\n"
