@@ -3,12 +3,13 @@ and the eval's judge guard."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
-from leap.evaluation.kernelbench import eval_results, kb_scores, problem_id
-from leap.evaluation.runner import guarded_verifier
+from leap.evaluation.kernelbench import eval_results, kb_scores, problem_id, problem_ids
+from leap.evaluation.runner import guarded_verifier, kernelbench_results
 from leap.rollout.kb_prompt import kernelbench_messages, kernelbench_prompt
 from leap.rollout.prompts import PromptError
 from leap.sandbox.judge.verdict import Verdict
@@ -48,6 +49,30 @@ def test_problem_id_from_names():
     assert problem_id("kb_l1_19_ReLU", 0) == 19
     assert problem_id("23_Softmax", 5) == 23
     assert problem_id("relu_fp32", 4) == 5
+
+
+def test_problem_ids_never_collide_within_a_file():
+    assert problem_ids(["kb_l1_2_b", "kb_l1_19_c"]) == [2, 19]
+    assert problem_ids(["1_a", "b", "2_c"]) == [1, 2, 3]  # "b" would be 2 by position, as "2_c" is
+
+
+def test_several_levels_get_one_file_and_score_each(tmp_path):
+    # a whole checkout: level 1 and level 2 both have a problem 19; one file would merge them
+    results = {"kb_l1_19_ReLU": [[ok(50.0, 100.0)]], "kb_l2_19_ConvTranspose2d_GELU_GroupNorm": [[bad()]],
+               "kb_l2_20_X": [[ok(100.0, 300.0)]]}
+    names = ["kb_l1_19_ReLU", "kb_l2_19_ConvTranspose2d_GELU_GroupNorm", "kb_l2_20_X"]
+    scores = kernelbench_results(tmp_path, results, names)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval_results_level1.json", "eval_results_level2.json"]
+    l1 = json.loads((tmp_path / "eval_results_level1.json").read_text())
+    l2 = json.loads((tmp_path / "eval_results_level2.json").read_text())
+    assert list(l1) == ["19"] and l1["19"][0]["correctness"] and len(l1["19"]) == 1
+    assert list(l2) == ["19", "20"] and not l2["19"][0]["correctness"] and len(l2["19"]) == 1
+    assert set(scores) == {"kernelbench_level1", "kernelbench_level2"}
+    assert scores["kernelbench_level1"]["correct"] == 1 and scores["kernelbench_level1"]["problems"] == 1
+    assert scores["kernelbench_level2"]["correct"] == 1 and scores["kernelbench_level2"]["problems"] == 2
+    assert scores["kernelbench_level2"]["fast_2"] == 0.5
+    one = kernelbench_results(tmp_path / "one", {"kb_l1_19_ReLU": [[ok(50.0, 100.0)], [bad()]]}, ["kb_l1_19_ReLU"])
+    assert set(one) == {"kernelbench"} and (tmp_path / "one" / "eval_results.json").is_file()
 
 
 def test_eval_results_layout_and_turn_choice():
@@ -135,3 +160,36 @@ def test_guarded_verifier_turns_judge_failures_into_sandbox_error():
     out = guarded_verifier(verifier)([(task, "a"), (task, "huge"), (task, "b")])
     assert [v.status for v in out] == ["ok", "sandbox_error", "ok"]
     assert "MemoryError" in out[1].detail and not out[1].correct
+
+
+def test_kernelbench_prompt_keeps_the_sources_own_blank_lines(tmp_path):
+    # KernelBench trims each template block, then formats the composed prompt: the reference source goes in
+    # verbatim, its trailing blank line included (28 of its level-1..3 files end with one)
+    (tmp_path / "src/kernelbench/prompts").mkdir(parents=True)
+    (tmp_path / "ex.py").write_text("IN\n")
+    (tmp_path / "ex_new.py").write_text("OUT\n")
+    (tmp_path / "src/kernelbench/prompts/prompts.toml").write_text('''
+[shared]
+problem_statement = "S {backend_display}"
+instruction = "I"
+few_shot_example_arch = "ex.py"
+[backends.triton]
+backend_display = "T"
+one_shot_new_arch = "ex_new.py"
+[precision.fp32]
+precision_display = "P"
+[templates.common]
+arch_block = """
+You are given:
+
+
+{ref_arch_src}
+
+"""
+example_intro_one_shot = "X"
+example_entry_template = "{example_label} {input_code}|{output_code}"
+precision_note = "N {precision_display}"
+''')
+    src = SRC + "\n"  # ends with a blank line
+    p = kernelbench_prompt(parse_task(src, "19_ReLU"), "triton", checkout=tmp_path)
+    assert p == f"S T\n\nX\n\nExample: IN\n|OUT\n\nYou are given:\n\n\n{src}\n\nN P\n\nI\n"

@@ -38,6 +38,21 @@ def test_level4_and_missing_packages_get_one_line():
                           "'einops', which is not installed (pip install einops)"]
 
 
+def test_level4_folder_is_listed_and_each_problem_says_why_it_cannot_run():
+    folder = FIX / "kernelbench_extra" / "level4"
+    tasks = load_task_dir(folder, keep_unavailable=True)
+    assert [(t.name, t.level) for t in tasks] == [("1_tiny_hub_model", 4)]
+    assert "Hugging Face model from the hub" in tasks[0].unavailable and "\n" not in tasks[0].unavailable
+    r = validate_task(tasks[0])  # reported without running the file (it would reach for the network)
+    assert not r.ok and r.problems == [tasks[0].unavailable]
+    listed = CliRunner().invoke(app, ["tasks", "list", "--source", str(folder)])
+    assert listed.exit_code == 0 and "1_tiny_hub_model" in listed.output and "cannot run here" in listed.output
+    checked = CliRunner().invoke(app, ["tasks", "validate", str(folder)])
+    assert checked.exit_code == 1 and "0/1 tasks valid" in checked.output
+    with pytest.raises(TaskError, match="level 4"):  # what runs tasks still refuses them up front
+        list(iter_task_source(str(folder)))
+
+
 def test_knobs_cover_constants_expressions_tuples_and_chains():
     src = (KB / "level2" / "4_Conv2d_ReLU_Bias.py").read_text()
     knobs = {k.label: k.value for k in find_knobs(src)}

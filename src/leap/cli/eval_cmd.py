@@ -116,7 +116,11 @@ def register(app: typer.Typer) -> None:
                 fail(str(exc))
         acc = ", ".join(f"{a:.3f}" for a in summary["acc_at_turn"])
         typer.echo(f"acc_at_turn [{acc}]  sandbox_evals {summary['sandbox_evals']}  -> {out / 'summary.json'}")
-        kb = summary.get("kernelbench", {})
-        fast = "  ".join(f"{k} {v:.3f}" for k, v in kb.items() if k.startswith("fast_") and v is not None)
-        typer.echo(f"kernelbench (sample 0, turn 1): correct {kb.get('correct', 0)}/{kb.get('problems', 0)}  "
-                   f"compiled {kb.get('compiled', 0)}  {fast}  -> {out / 'eval_results.json'}")
+        for key, kb in summary.items():  # kernelbench, or kernelbench_level{N} per level of a whole checkout
+            if not (key.startswith("kernelbench") and isinstance(kb, dict)) or key.startswith("kernelbench_last_turn"):
+                continue
+            tag = key[len("kernelbench"):]
+            fast = "  ".join(f"{k} {v:.3f}" for k, v in kb.items() if k.startswith("fast_") and v is not None)
+            typer.echo(f"kernelbench{' ' + tag[1:] if tag else ''} (sample 0, turn 1): correct {kb.get('correct', 0)}/"
+                       f"{kb.get('problems', 0)}  compiled {kb.get('compiled', 0)}  {fast}  "
+                       f"-> {out / f'eval_results{tag}.json'}")

@@ -22,7 +22,7 @@ def list_tasks(source: str = typer.Option("builtin", help="builtin[:train|:eval]
                level: int | None = typer.Option(None, help="only this level")) -> None:
     """List tasks with level, dtype, split and tags."""
     try:
-        tasks = [t for t in iter_task_source(source) if level is None or t.level == level]
+        tasks = [t for t in iter_task_source(source, keep_unavailable=True) if level is None or t.level == level]
     except TaskError as exc:
         fail(str(exc))
     table = Table(title=f"{len(tasks)} tasks from {source}")
@@ -33,7 +33,11 @@ def list_tasks(source: str = typer.Option("builtin", help="builtin[:train|:eval]
         table.add_row(t.name, str(t.level), t.dtype, t.split or "-", "yes" if t.has_small_inputs else "no",
                       *((t.difficulty or "-",) if graded else ()), ",".join(t.tags))
     # never cut names to the terminal's (or a pipe's 80-column) width
-    Console(width=max(120, 40 + max((len(t.name) for t in tasks), default=0) * 2)).print(table)
+    console = Console(width=max(120, 40 + max((len(t.name) for t in tasks), default=0) * 2))
+    console.print(table)
+    off = [t for t in tasks if t.unavailable]
+    if off:
+        console.print(f"{len(off)} of these tasks cannot run here: {off[0].unavailable}")
 
 
 @app.command("show")
@@ -65,7 +69,7 @@ def validate_cmd(source: str = typer.Argument("builtin", help="builtin[:train|:e
     from leap.tasks.validate import validate_task
 
     try:
-        tasks = list(iter_task_source(source))
+        tasks = list(iter_task_source(source, keep_unavailable=True))
     except TaskError as exc:
         fail(str(exc))
     with single_thread():

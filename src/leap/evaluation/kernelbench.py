@@ -36,6 +36,30 @@ def problem_id(name: str, position: int) -> int:
     return position + 1
 
 
+def problem_ids(names: Sequence[str]) -> list[int]:
+    """The problem ids of one KernelBench level's tasks, in order: each name's number (`problem_id`), or
+    every task's 1-based position when those numbers are not distinct (an unnumbered file among numbered
+    ones), so that no two tasks ever share an entry of eval_results.json."""
+    ids = [problem_id(n, i) for i, n in enumerate(names)]
+    return ids if len(set(ids)) == len(ids) else list(range(1, len(names) + 1))
+
+
+def level_of(name: str) -> int | None:
+    """The KernelBench level in a task name (``kb_l2_...`` -> 2), else None."""
+    m = _KB_TASK.match(name)
+    return int(m.group(1)) if m else None
+
+
+def split_levels(names: Sequence[str]) -> dict[int | None, list[str]]:
+    """Task names grouped by KernelBench level (None: names without one), each group in the given order.
+    KernelBench numbers problems per level (level 1 and level 2 both have a problem 19), so one
+    eval_results.json holds one level."""
+    groups: dict[int | None, list[str]] = {}
+    for n in names:
+        groups.setdefault(level_of(n), []).append(n)
+    return groups
+
+
 def entry(sample: int, v: Verdict, turn: int) -> dict:
     """One eval_results.json entry for sample ``sample`` from verdict ``v`` (of turn ``turn``)."""
     timed = v.correct and v.runtime_us is not None
@@ -60,14 +84,15 @@ def entry(sample: int, v: Verdict, turn: int) -> dict:
 
 def eval_results(results: Mapping[str, Sequence[Sequence[Verdict]]], task_order: Sequence[str],
                  turn: int = 1) -> dict[str, list[dict]]:
-    """KernelBench's eval_results.json content, keyed by problem id (as a string, ascending); ``turn`` is
-    1-based, ``-1`` takes each sample's last turn."""
+    """KernelBench's eval_results.json content, keyed by problem id (`problem_ids`, as a string, ascending);
+    ``turn`` is 1-based, ``-1`` takes each sample's last turn. ``task_order`` is one level's tasks
+    (`split_levels`)."""
     out: dict[int, list[dict]] = {}
-    for pos, name in enumerate(task_order):
+    for pid, name in zip(problem_ids(task_order), task_order, strict=True):
         samples = results.get(name)
         if not samples:
             continue
-        rows = out.setdefault(problem_id(name, pos), [])
+        rows = out.setdefault(pid, [])
         for sid, turns in enumerate(samples):
             if not turns:
                 continue

@@ -2,8 +2,8 @@
 
 Output folder: ``results.jsonl`` (one line per task/sample/turn; the last turn of a sample carries
 ``"final": true``), ``eval_results.json`` (KernelBench's layout, `leap.evaluation.kernelbench`),
-``summary.json`` (LEAP's measures, KernelBench's scores under ``"kernelbench"``, the environment and the
-sampling settings) and ``report.md`` with plots. A rerun with the same folder skips (task, sample) pairs
+``summary.json`` (LEAP's measures, KernelBench's scores under ``"kernelbench"``, or per level when the
+tasks span several levels, the environment and the sampling settings) and ``report.md`` with plots. A rerun with the same folder skips (task, sample) pairs
 that are already final, so an interrupted evaluation resumes.
 
 The judge shares the process with the policy: its cached GPU memory is handed back to the driver after
@@ -159,15 +159,31 @@ def run_eval(policy: Policy, tasks: Sequence[Task], verifier: Verifier, out: Pat
 
 def kernelbench_results(out: Path, results: dict[str, list[list[Verdict]]], names: list[str]) -> dict:
     """Write ``eval_results.json`` (turn 1; plus ``eval_results_last_turn.json`` for multi-turn runs) and
-    return KernelBench's scores of them for summary.json."""
-    from leap.evaluation.kernelbench import eval_results, kb_scores, problem_id
+    return KernelBench's scores of them for summary.json (``kernelbench``, ``kernelbench_last_turn``).
 
-    ids = [problem_id(n, i) for i, n in enumerate(names)]
+    KernelBench numbers problems per level, so tasks of several levels (a whole checkout) get one set of
+    files and scores per level: ``eval_results_level{N}.json`` and ``kernelbench_level{N}`` (``other`` for
+    tasks that are not KernelBench's)."""
+    from leap.evaluation.kernelbench import split_levels
+
+    groups = split_levels(names)
+    if len(groups) <= 1:
+        return _kernelbench_files(out, results, names, "")
+    scores: dict = {}
+    for level, group in groups.items():
+        scores.update(_kernelbench_files(out, results, group, f"_level{level}" if level is not None else "_other"))
+    return scores
+
+
+def _kernelbench_files(out: Path, results: dict[str, list[list[Verdict]]], names: list[str], tag: str) -> dict:
+    from leap.evaluation.kernelbench import eval_results, kb_scores, problem_ids
+
+    ids = problem_ids(names)
     first = eval_results(results, names, turn=1)
-    atomic_write_text(out / "eval_results.json", json.dumps(first, indent=2) + "\n")
-    scores = {"kernelbench": kb_scores(first, ids)}
-    if any(len(s) > 1 for samples in results.values() for s in samples):
+    atomic_write_text(out / f"eval_results{tag}.json", json.dumps(first, indent=2) + "\n")
+    scores = {f"kernelbench{tag}": kb_scores(first, ids)}
+    if any(len(s) > 1 for n in names for s in results.get(n, [])):
         last = eval_results(results, names, turn=-1)
-        atomic_write_text(out / "eval_results_last_turn.json", json.dumps(last, indent=2) + "\n")
-        scores["kernelbench_last_turn"] = kb_scores(last, ids)
+        atomic_write_text(out / f"eval_results_last_turn{tag}.json", json.dumps(last, indent=2) + "\n")
+        scores[f"kernelbench_last_turn{tag}"] = kb_scores(last, ids)
     return scores

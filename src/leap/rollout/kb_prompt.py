@@ -99,7 +99,9 @@ def kernelbench_prompt(task: Task, kernel: str = "triton", checkout: str | Path 
                                                output_code=parts["output_code"], backend_display=display).strip()
     blocks = [_part(parts["problem_statement"]).format(backend_display=display),
               _part(f"{intro}\n\n{one}"),
-              _part(parts["arch_block"].replace("{ref_arch_src}", task.source)),
+              # the template is trimmed before the source goes in (KernelBench formats the composed text),
+              # so the source keeps its own leading and trailing blank lines
+              _part(parts["arch_block"]).replace("{ref_arch_src}", task.source),
               _part(parts["precision_note"]).format(precision_display=precision),
               _part(parts["instruction"]).format(backend_display=display)]
     return "\n".join(blocks).strip() + "\n"

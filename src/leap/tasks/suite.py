@@ -41,20 +41,22 @@ def get_builtin(name: str) -> Task:
     raise TaskError(f"{name}: no such task file or built-in task{hint}")
 
 
-def iter_task_source(spec: str) -> Iterator[Task]:
+def iter_task_source(spec: str, keep_unavailable: bool = False) -> Iterator[Task]:
     """Resolve a task source given on the command line: a file, a directory, a KernelBench
-    checkout, ``builtin`` / ``builtin:train`` / ``builtin:eval``, or a built-in task name."""
+    checkout, ``builtin`` / ``builtin:train`` / ``builtin:eval``, or a built-in task name.
+    ``keep_unavailable`` (listing, validation): tasks LEAP cannot run (KernelBench level 4) come back
+    with the reason in ``Task.unavailable`` instead of refusing the source."""
     if spec.startswith("builtin"):
         split = spec.split(":", 1)[1] if ":" in spec else None
         yield from builtin_tasks(split=split)
         return
     p = Path(spec)
     if p.is_file():
-        yield load_task_file(p)
+        yield load_task_file(p, keep_unavailable=keep_unavailable)
     elif p.is_dir():
         if (p / "KernelBench").is_dir() or (p / "level1").is_dir():
             yield from load_kernelbench(p)
         else:
-            yield from load_task_dir(p)
+            yield from load_task_dir(p, keep_unavailable=keep_unavailable)
     else:
         yield get_builtin(spec)

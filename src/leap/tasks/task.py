@@ -52,6 +52,9 @@ class Task(BaseModel):
     random_forward: bool = False
     leap_metadata: bool = False  # declares LEAP_* constants (LEAP's own tasks; foreign files have none)
     origin: str = ""
+    # why LEAP cannot run this task (KernelBench level 4's hub models); only loaders asked to keep such
+    # tasks (``keep_unavailable``: listing and validation) return one, every other loader refuses the file
+    unavailable: str | None = None
 
     @property
     def source_hash(self) -> str:
@@ -65,8 +68,10 @@ def _literal(node: ast.AST, path: str, field: str) -> Any:
         raise TaskError(f"{path}: {field} must be a literal value ({exc})") from None
 
 
-def parse_task(source: str, name: str, origin: str = "", level: int | None = None) -> Task:
-    """Build a `Task` from source text, checking the KernelBench contract statically."""
+def parse_task(source: str, name: str, origin: str = "", level: int | None = None,
+               keep_unavailable: bool = False) -> Task:
+    """Build a `Task` from source text, checking the KernelBench contract statically. A task LEAP cannot
+    run (a hub model) raises `TaskError`, or with ``keep_unavailable`` comes back with ``unavailable`` set."""
     where = origin or name
     try:
         tree = ast.parse(source, filename=where)
@@ -82,16 +87,19 @@ def parse_task(source: str, name: str, origin: str = "", level: int | None = Non
             if isinstance(target, ast.Name) and target.id.startswith("LEAP_"):
                 meta[target.id] = _literal(node.value, where, target.id)
     hub = _hub_call(tree)
+    unavailable = None
     if hub:
-        raise TaskError(f"{where}: builds a Hugging Face model from the hub ({hub}; KernelBench level 4), which "
-                        "LEAP does not run: it needs network access or a local hub cache, and real weights")
+        unavailable = (f"{where}: builds a Hugging Face model from the hub ({hub}; KernelBench level 4), which "
+                       "LEAP does not run: it needs network access or a local hub cache, and real weights")
+        if not keep_unavailable:
+            raise TaskError(unavailable)
     missing = [n for n in REQUIRED if n not in defined]
     if missing:
         raise TaskError(f"{where}: missing {', '.join(missing)} (a KernelBench task defines "
                         "class Model, get_inputs() and get_init_inputs())")
     fields: dict[str, Any] = {
         "name": name, "source": source, "origin": origin,
-        "has_small_inputs": "get_small_inputs" in defined, "leap_metadata": bool(meta),
+        "has_small_inputs": "get_small_inputs" in defined, "leap_metadata": bool(meta), "unavailable": unavailable,
     }
     keys = {"LEAP_LEVEL": "level", "LEAP_TAGS": "tags", "LEAP_SPLIT": "split", "LEAP_RTOL": "rtol",
             "LEAP_ATOL": "atol", "LEAP_ALLOWED_OPS": "allowed_ops", "LEAP_DTYPE": "dtype",
@@ -131,29 +139,31 @@ def folder_level(path: str | Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def load_task_file(path: str | Path, level: int | None = None) -> Task:
+def load_task_file(path: str | Path, level: int | None = None, keep_unavailable: bool = False) -> Task:
     """Load one task file; the task is named after the file's stem."""
     p = Path(path)
     try:
         source = p.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskError(f"{p}: cannot read task file ({exc.__class__.__name__}: {exc})") from None
-    return parse_task(source, name=p.stem, origin=str(p), level=level)
+    return parse_task(source, name=p.stem, origin=str(p), level=level, keep_unavailable=keep_unavailable)
 
 
-def load_task_dir(path: str | Path, level: int | None = None) -> list[Task]:
+def load_task_dir(path: str | Path, level: int | None = None, keep_unavailable: bool = False) -> list[Task]:
     """Load every ``*.py`` task in a directory (sorted; files starting with ``_`` are skipped). A folder
     named ``levelN`` gives its tasks level N unless ``level`` says otherwise; a level-4 folder (hub
-    models) is refused in one line."""
+    models) is refused in one line, unless ``keep_unavailable`` (listing, validation): then its tasks come
+    back at level 4, each with the reason it cannot run in ``unavailable``."""
     p = Path(path)
     if not p.is_dir():
         raise TaskError(f"{p}: not a directory of task files")
     level = level if level is not None else folder_level(p)
-    if level == HUB_LEVEL:
+    if level == HUB_LEVEL and not keep_unavailable:
         raise TaskError(f"{p}: KernelBench level 4 builds Hugging Face models from hub configs "
                         "(from_pretrained), which LEAP does not run; use levels 1-3")
     files = sorted(f for f in p.glob("*.py") if not f.name.startswith("_"))
-    return [load_task_file(f, level=level) for f in sorted(files, key=_kernelbench_order)]
+    return [load_task_file(f, level=level, keep_unavailable=keep_unavailable)
+            for f in sorted(files, key=_kernelbench_order)]
 
 
 def _kernelbench_order(f: Path) -> tuple[int, str]:

@@ -180,6 +180,9 @@ def validate_task(task: Task, *, gpu_shapes: bool = True, seeds: tuple[int, int]
     t0 = time.perf_counter()
     report = ValidationReport(task.name)
     strict = task.leap_metadata if strict is None else strict
+    if task.unavailable:  # never executed: loading it would reach for the network
+        report.problems.append(task.unavailable)
+        return report
     try:
         found = _check(task, report, gpu_shapes, seeds)
         report.problems.extend(found)

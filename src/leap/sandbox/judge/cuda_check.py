@@ -92,6 +92,35 @@ def torch_header_missing(log: str) -> bool:
     return False
 
 
+# A CPU-only torch ships c10/cuda's headers but not the one its CUDA build generates at configure time, so
+# every include of <c10/cuda/CUDAException.h> (KernelBench's fuse_gelu, tiled_matmul and flash_attn examples)
+# stopped there. This is that generated header's whole content for a shared-library build; it is put on the
+# include path after torch's own directories, so a CUDA build's real header always wins.
+CMAKE_MACROS = ("c10/cuda/impl/cuda_cmake_macros.h",
+                "#pragma once\n// stand-in for the header torch's CUDA build generates (compile check only)\n"
+                "#define C10_CUDA_BUILD_SHARED_LIBS\n")
+
+
+def torch_cpu_shim(cache_dir: str) -> str | None:
+    """An include directory with the generated c10/cuda header a CPU-only torch lacks (None when torch has
+    it, or is a CUDA build)."""
+    import torch
+    import torch.utils.cpp_extension as ce
+
+    rel, text = CMAKE_MACROS
+    if torch.version.cuda is not None or any(os.path.exists(os.path.join(p, rel)) for p in ce.include_paths()):
+        return None
+    root = os.path.join(cache_dir, "nvcc_check", "torch_cpu_shim")
+    path = os.path.join(root, rel)
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    return root
+
+
 def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
                arch: str = "sm_90") -> tuple[bool | None, str]:
     """Compile each unit with nvcc (object only). Returns (ok, compiler output); ok is None when nvcc did
@@ -102,6 +131,9 @@ def nvcc_check(units: list[str], backend: str, cache_dir: str, timeout_s: float,
     import torch.utils.cpp_extension as ce
 
     incs = [f"-I{p}" for p in ce.include_paths()] + [f"-I{sysconfig.get_paths()['include']}"]
+    shim = torch_cpu_shim(cache_dir) if backend == "cuda_inline" else None
+    if shim:
+        incs.append(f"-I{shim}")
     key = hashlib.sha256(json.dumps([CHECK_VERSION, units, backend, arch, incs]).encode()).hexdigest()[:24]
     cache = os.path.join(cache_dir, "nvcc_check")
     os.makedirs(cache, exist_ok=True)

@@ -191,7 +191,7 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
         return sandbox_error("the sandbox harness failed", f"{kind}: {msg}\n{tb[-2000:]}", base)
     if base.get("device") == "cpu" and stage != "compile" and needs_gpu_error(kind, msg, err.get("origin") or ""):
         return verdicts.needs_gpu(base, compiled=stage not in ("load",), detail=tb[-3000:],
-                                  feedback=NEEDS_GPU_TRITON.format(why=_first_line(msg) or kind))
+                                  feedback=NEEDS_GPU_TRITON.format(why=(_first_line(msg) or kind).rstrip(".")))
     if stage == "compile" or kind in COMPILE_KINDS or "Error building extension" in msg:
         text = J.trim_compiler_error(msg or tb)
         return verdicts.compile_error(base, feedback=f"Compilation failed:\n{text}", detail=tb[-3000:])
