@@ -16,6 +16,7 @@ from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verdicts
 from leap.sandbox.judge.verdict import Verdict
+from leap.sandbox.worker.error_origin import CANDIDATE_CUDA_CHECK
 from leap.sandbox.worker.host_check import excess_us
 from leap.tasks.task import Task
 
@@ -210,8 +211,11 @@ def verdict_from_failure(result: dict, base: dict) -> Verdict:
 def needs_gpu_error(kind: str, msg: str, origin: str | None = None) -> bool:
     """The error a solution raises when it needs CUDA (tensors on ``cuda``, autotuning) on a CPU-only
     machine: the solution may be fine, this machine cannot say. For a candidate's error ``origin`` (where the
-    child saw its chain start, `worker/child._raise_site`) must be the library code that raises such errors:
-    a message the candidate wrote itself (a ``raise``, a ``tl.static_assert``) says nothing."""
+    child saw its chain start, `worker/error_origin.raise_site`) must be the library code that raises such
+    errors, or the candidate's own failed check that its inputs are on CUDA: a message the candidate wrote
+    itself (a ``raise``, a ``tl.static_assert``) says nothing."""
+    if origin == CANDIDATE_CUDA_CHECK:  # its own check that the inputs are on CUDA failed (KernelBench's style)
+        return True
     if origin is not None and not any(o in origin.replace("\\", "/") for o in NEEDS_GPU_ORIGINS):
         return False
     low = msg.lower()

@@ -31,8 +31,15 @@ from leap.sandbox.worker import child_timing
 from leap.sandbox.worker import compute_guard as _guard
 from leap.sandbox.worker import interpreter_bf16 as _bf16
 from leap.sandbox.worker import interpreter_libdevice as _libdevice
-from leap.sandbox.worker.child_env import isolate, match_triton_mode, redirect_load_inline, setup_env
+from leap.sandbox.worker.child_env import (
+    close_inherited,
+    isolate,
+    match_triton_mode,
+    redirect_load_inline,
+    setup_env,
+)
 from leap.sandbox.worker.compile_pass import compile_kernels as _compile_kernels
+from leap.sandbox.worker.error_origin import raise_site
 from leap.sandbox.worker.poison import poison as _poison
 
 try:  # the hardening engineer's run-time detectors (bound at import, before any candidate code)
@@ -68,7 +75,7 @@ class CandidateError(Exception):
 
 def child_entry(conn, private_dir: str) -> None:
     """Process entry: own session, scrubbed env, private dir; take ONE job, answer, exit."""
-    _close_inherited(conn.fileno())
+    close_inherited(conn.fileno())
     os.setsid()
     for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):  # candidate prints never reach the judge's stdout
         out = os.open(os.path.join(private_dir, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -101,43 +108,9 @@ def child_entry(conn, private_dir: str) -> None:
         _exit(0)
 
 
-def _close_inherited(keep: int) -> None:
-    """Close every descriptor the forkserver handed down except stdio and the job channel: multiprocessing
-    gives each child the server's alive pipe (a byte written there kills the server, every child of it then
-    a "server death", not the candidate's fault) and the resource tracker's pipe (a registration there makes
-    the judge's tracker, outside the sandbox, unlink a host shared-memory name at exit)."""
-    from multiprocessing import forkserver, resource_tracker
-
-    forkserver._forkserver._forkserver_alive_fd = None
-    resource_tracker._resource_tracker._fd = None
-    top = max(keep + 1, os.sysconf("SC_OPEN_MAX"))
-    os.closerange(3, keep)
-    os.closerange(keep + 1, top)
-
-
 def _describe(exc: BaseException, tb: str) -> dict:
     return {"kind": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-6000:],
-            "origin": _raise_site(exc)}
-
-
-def _raise_site(exc: BaseException) -> str:
-    """Where the first exception of ``exc``'s chain (its causes and contexts, followed to the root) was raised:
-    the file of its innermost Python frame (native code raising counts at the last Python frame before it), or
-    "candidate" when the candidate defined its class. The judge takes a "needs a GPU" message only from the
-    library code that raises it (`judge/verifier.needs_gpu_error`), never from the candidate's own text."""
-    seen = {id(exc)}
-    while True:
-        nxt = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
-        if nxt is None or id(nxt) in seen:
-            break
-        seen.add(id(nxt))
-        exc = nxt
-    if type(exc).__module__ == "leap_candidate":
-        return "candidate"
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_filename if tb is not None else ""
+            "origin": raise_site(exc)}
 
 
 def _import_candidate(source: str, private_dir: str):

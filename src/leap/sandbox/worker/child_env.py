@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import time
 
@@ -127,3 +128,29 @@ def redirect_load_inline(cache: str, builds: list) -> None:
         return mod
 
     ce.load_inline = load_inline
+
+
+def close_inherited(keep: int) -> None:
+    """Close every descriptor the forkserver handed down except stdio, the job channel and ``/dev/null`` (what
+    multiprocessing left ``sys.stdin`` on: closed, its number could come back as another file): multiprocessing
+    gives each child the server's alive pipe (a byte written there kills the server, every child of it then
+    a "server death", not the candidate's fault) and the resource tracker's pipe (a registration there makes
+    the judge's tracker, outside the sandbox, unlink a host shared-memory name at exit)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    forkserver._forkserver._forkserver_alive_fd = None
+    resource_tracker._resource_tracker._fd = None
+    null = os.stat(os.devnull).st_rdev
+    try:
+        fds = [int(f) for f in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: every number up to the limit
+        fds = list(range(3, os.sysconf("SC_OPEN_MAX")))
+    for fd in fds:
+        if fd <= 2 or fd == keep:
+            continue
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue  # listdir's own descriptor, gone
+        if not (stat.S_ISCHR(st.st_mode) and st.st_rdev == null):
+            os.close(fd)
