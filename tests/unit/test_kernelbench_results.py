@@ -193,3 +193,31 @@ precision_note = "N {precision_display}"
     src = SRC + "\n"  # ends with a blank line
     p = kernelbench_prompt(parse_task(src, "19_ReLU"), "triton", checkout=tmp_path)
     assert p == f"S T\n\nX\n\nExample: IN\n|OUT\n\nYou are given:\n\n\n{src}\n\nN P\n\nI\n"
+
+
+def test_runtime_is_the_mean_with_kernelbench_stats_and_speedups_compare_medians():
+    from leap.sandbox.judge.verdict import RuntimeStats
+
+    v = ok(100.0, 300.0).model_copy(update={"runtime_stats": RuntimeStats(
+        median_us=100.0, mean_us=150.0, std_us=40.0, min_us=90.0, max_us=400.0, samples=30)})
+    e = eval_results({"a": [[v]]}, ["a"])[next(iter(eval_results({"a": [[v]]}, ["a"])))][0]
+    assert e["runtime"] == pytest.approx(0.15)  # KernelBench's runtime: the mean of its trials, in ms
+    st = e["runtime_stats"]
+    assert (st["mean"], st["std"], st["min"], st["max"], st["num_trials"]) == pytest.approx((0.15, 0.04, 0.09, 0.4, 30))
+    assert e["metadata"]["runtime_median_ms"] == pytest.approx(0.1)
+    pid = int(next(iter(eval_results({"a": [[v]]}, ["a"]))))
+    scores = kb_scores({str(pid): [e]}, [pid])
+    assert scores["geomean_speedup_correct"] == pytest.approx(3.0)  # 300 us / 100 us: medians, not 300 / 150
+    assert scores["fast_2"] == 1.0
+
+
+def test_the_childs_timing_record_gives_the_runtime_stats():
+    from leap.sandbox.judge.verifier import runtime_stats
+    from leap.sandbox.worker.timing import TimingResult, summarize
+
+    xs = [10.0, 12.0, 11.0, 30.0]
+    rec = TimingResult(host_us=None, samples=len(xs), flush_bytes=0, **summarize(xs)).to_dict()
+    st = runtime_stats(rec)
+    assert st is not None and st.samples == 4 and st.median_us == 11.5 and st.max_us == 30.0
+    assert st.mean_us == pytest.approx(15.75)
+    assert runtime_stats({"median_us": 11.5}) is None  # an older record without them: no stats, no guess

@@ -4,8 +4,10 @@
 with one entry per sample, ``{"sample_id", "compiled", "correctness", "metadata", "runtime",
 "runtime_stats"}``. KernelBench evaluates one answer per sample, so the entry is the verdict of one
 turn (turn 1 by default, which is what KernelBench's single-shot protocol measures). ``runtime`` is the
-candidate's median in milliseconds (-1.0 where nothing was timed, as KernelBench writes it);
-``metadata`` carries LEAP's status, the reference's runtime and the feedback line.
+mean of the candidate's timed samples in milliseconds, ``runtime_stats`` their mean, std, min, max,
+num_trials (and median), as KernelBench writes them (-1.0 and ``{}`` where nothing was timed);
+``metadata`` carries LEAP's status, the reference's runtime (a median), the candidate's median
+(``runtime_median_ms``: speedups compare medians) and the feedback line.
 
 ``kb_scores(...)`` scores such a file the way KernelBench's analysis script does: only sample 0 of each
 problem counts; every problem of the set is in the denominator (a problem without an entry counts as
@@ -64,8 +66,18 @@ def entry(sample: int, v: Verdict, turn: int) -> dict:
     """One eval_results.json entry for sample ``sample`` from verdict ``v`` (of turn ``turn``)."""
     timed = v.correct and v.runtime_us is not None
     ms = v.runtime_us / 1000.0 if timed else -1.0
-    stats = {"mean": ms, "median": ms, "unit": "ms", "device": v.device} if timed else {}
     meta: dict = {"leap_status": v.status, "turn": turn, "device": v.device}
+    stats: dict = {}
+    if timed:
+        meta["runtime_median_ms"] = ms  # what LEAP's speedups (and `kb_scores`) use, as the reference's is one
+        st = v.runtime_stats
+        if st is not None:  # KernelBench's runtime is the mean of its trials, its stats these keys
+            ms = st.mean_us / 1000.0
+            stats = {"mean": ms, "std": st.std_us / 1000.0, "min": st.min_us / 1000.0, "max": st.max_us / 1000.0,
+                     "num_trials": st.samples, "median": st.median_us / 1000.0}
+        else:
+            stats = {"median": ms}
+        stats.update(unit="ms", device=v.device)
     if v.backend:
         meta["backend"] = v.backend
     if v.ref_runtime_us is not None:
@@ -102,8 +114,11 @@ def eval_results(results: Mapping[str, Sequence[Sequence[Verdict]]], task_order:
 
 
 def _speedup(e: Mapping) -> float | None:
-    ref = (e.get("metadata") or {}).get("reference_runtime_ms")
-    run = e.get("runtime", -1.0)
+    """Reference runtime over the candidate's: medians both (LEAP times the reference by its median), the
+    entry's ``runtime`` (a mean, as KernelBench writes it) only where no median was recorded."""
+    meta = e.get("metadata") or {}
+    ref = meta.get("reference_runtime_ms")
+    run = meta.get("runtime_median_ms", e.get("runtime", -1.0))
     if ref is None or run is None or run <= 0:
         return None
     return float(ref) / float(run)

@@ -17,6 +17,18 @@ STATUSES: tuple[str, ...] = ("ok", "format_error", "rejected", "compile_error", 
 NOT_THE_CANDIDATE: frozenset[str] = frozenset({"needs_gpu", "sandbox_error"})
 
 
+class RuntimeStats(BaseModel):
+    """The candidate's timed samples (microseconds): ``Verdict.runtime_us`` and the speedups use the median."""
+
+    model_config = ConfigDict(frozen=True)
+    median_us: float
+    mean_us: float
+    std_us: float
+    min_us: float
+    max_us: float
+    samples: int
+
+
 class Verdict(BaseModel):
     """The outcome of verifying one candidate against one task.
 
@@ -38,6 +50,7 @@ class Verdict(BaseModel):
     runtime_us: float | None = None
     ref_runtime_us: float | None = None
     ref_compile_runtime_us: float | None = None
+    runtime_stats: RuntimeStats | None = None
     custom_kernel_fraction: float | None = None
     trials: int = 0
     max_abs_error: float | None = None

@@ -15,7 +15,7 @@ import torch
 from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verdicts
-from leap.sandbox.judge.verdict import Verdict
+from leap.sandbox.judge.verdict import RuntimeStats, Verdict
 from leap.sandbox.worker.error_origin import CANDIDATE_CUDA_CHECK
 from leap.sandbox.worker.host_check import excess_us
 from leap.tasks.task import Task
@@ -361,9 +361,18 @@ def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float
         if sc:
             fb += f", {sc:.2f}x vs torch.compile ({comp:.1f} us)"
         fb += "."
-    return verdicts.ok(base, runtime_us=rt, ref_runtime_us=eager,
+    return verdicts.ok(base, runtime_us=rt, ref_runtime_us=eager, runtime_stats=runtime_stats(timing),
                        ref_compile_runtime_us=comp, speedup_eager=se, speedup_compile=sc,
                        custom_kernel_fraction=frac, **extra, feedback=fb)
+
+
+def runtime_stats(timing: dict) -> RuntimeStats | None:
+    """The timed samples' statistics from the child's timing record (None where it lacks them)."""
+    try:
+        return RuntimeStats(**{k: timing[k] for k in ("median_us", "mean_us", "std_us", "min_us", "max_us",
+                                                      "samples")})
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _windows(timing: dict) -> str:
