@@ -81,3 +81,26 @@ def test_a_message_the_candidate_wrote_says_nothing(cand, name):
 def test_torch_cuda_initialisation_needs_a_gpu(cand):
     kind, msg, origin = _origin(cand.touch_cuda)
     assert "/torch/cuda/" in origin and needs_gpu_error(kind, msg, origin)
+
+
+SELECTIVE = '''
+def selective(x):
+    assert x.is_cuda or x.numel() % 1024 == 0, "Tensors must be on CUDA."
+
+
+def not_an_assertion(x):
+    assert x.is_cuda, int("cuda is not available")
+'''
+
+
+def test_a_cuda_test_mixed_with_anything_else_is_not_a_cuda_check(tmp_path):
+    """On a CPU ``x.is_cuda`` is False, so the rest of such a test decides when the candidate goes unjudged:
+    exactly the inputs where it is wrong, say."""
+    path = tmp_path / "candidate.py"
+    path.write_text(SOURCE + SELECTIVE)
+    spec = importlib.util.spec_from_file_location("leap_candidate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for fn in (mod.selective, mod.not_an_assertion):
+        kind, msg, origin = _origin(fn)
+        assert origin != CANDIDATE_CUDA_CHECK and not needs_gpu_error(kind, msg, origin), fn.__name__

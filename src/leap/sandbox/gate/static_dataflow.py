@@ -31,7 +31,7 @@ from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_jit import jit_problems, kernel_bodies, kernel_sigs
 from leap.sandbox.gate.static_kinds import SCALAR, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
-from leap.sandbox.gate.static_launch import PRUNE_CONFIGS, prune_hooks
+from leap.sandbox.gate.static_launch import PRUNE_CONFIGS, meta_value, prune_hooks
 from leap.sandbox.gate.static_plan import AUTOGRAD_CTX_METHODS, Book, Plan, grid_callables
 
 __all__ = ["DataPath", "ModuleIndex"]
@@ -79,6 +79,9 @@ class DataPath(ExprKinds, StmtKinds):
             self.funcs[key] = _Func(node, key[0], self.plan.offset(key))
         self.grid_ids = grid_callables(index, self.plan)
         self.prune_ids, self.prune_fns = prune_hooks(index)
+        self.perf_ids, perf_fns = prune_hooks(index, "perf_model")
+        self.prune_fns |= perf_fns  # both called by Triton only, with known kinds (not escaped)
+        self.perf_fns = perf_fns
         self._set_bases()
 
     # --- parameters no call site shows ------------------------------------------------------------
@@ -141,6 +144,8 @@ class DataPath(ExprKinds, StmtKinds):
             if a:
                 k = merge(f.base.get(a, UNSET), self.seen.get((key, a)))
                 env[a] = UNKNOWN if k == UNSET else k
+        if key[0] is None and key[1] in self.perf_fns:  # perf_model(**bound arguments, **config values)
+            env.update(self._perf_params(f.node.args, ""))
         state = (self.mode, self.cur_cls, self.fn_key, self.sink)
         self.mode, self.cur_cls, self.fn_key = mode, key[0], key
         f.launches = set()
@@ -293,6 +298,8 @@ class DataPath(ExprKinds, StmtKinds):
             scope[x.arg] = merge(params, defaults.get(x.arg, UNSET))
         if id(node) in self.prune_ids and [*a.posonlyargs, *a.args]:  # early_config_prune(configs, nargs)
             scope[[*a.posonlyargs, *a.args][0].arg] = PRUNE_CONFIGS
+        if id(node) in self.perf_ids:
+            scope.update(self._perf_params(a, self.meta_kernels or ""))
         for x in (a.vararg, a.kwarg):
             if x is not None:
                 scope[x.arg] = UNKNOWN
@@ -320,6 +327,15 @@ class DataPath(ExprKinds, StmtKinds):
                     self._param_store(n, scope[n], node)
                 self.rebind(n, merge(env[n], scope[n]), env)
         return Kind(Tag.CALLABLE, cid)
+
+    def _perf_params(self, a: ast.arguments, kernels: str) -> dict[str, Kind]:
+        """A perf_model's parameters: each the launch's argument (or config value) of its name; ``**kw`` the
+        bound-arguments dict."""
+        meta = Kind(Tag.META, kernels)
+        out = {x.arg: meta_value(self, meta, x.arg) for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+        if a.kwarg is not None:
+            out[a.kwarg.arg] = meta
+        return out
 
     # --- attributes and module names -------------------------------------------------------------
     def self_kind(self, cls: str | None, attr: str) -> Kind:

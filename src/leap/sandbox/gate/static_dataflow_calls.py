@@ -41,6 +41,8 @@ LAYER_SELF_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "double", 
 # and constants (``reduce(operator.mul, x.shape, 1)``, ``sorted(blocks, key=lambda b: -b)``,
 # ``map(int, x.shape)``) the function sees numbers and gives numbers.
 ITEM_CALLERS = frozenset({"functools.reduce", "itertools.accumulate", "sorted", "min", "max", "map", "filter"})
+# of those, the calls whose result is made of what the function returns (not of the items themselves)
+_RESULT_FROM_FUNCTION = frozenset({"functools.reduce", "itertools.accumulate", "map"})
 # builtins that, called on numbers, give numbers (as the function argument of an `ITEM_CALLERS` call)
 NUMBER_BUILTINS = frozenset({"int", "float", "abs", "round", "bool", "str", "len", "min", "max"})
 # decorators whose result calls the function it wraps (`qualified`)
@@ -100,6 +102,9 @@ def _item_caller(dp: Analysis, e: ast.Call, env: dict[str, Kind], stmt) -> Kind 
     for n in fn_nodes:
         if isinstance(n, ast.Lambda):
             dp.callable_kind(n, env, params=SCALAR)
+            ret = dp.callable_rets.get(str(id(n)), UNSET)
+            if name in _RESULT_FROM_FUNCTION and ret.tag not in (Tag.SCALAR, Tag.NONE, Tag.UNSET):
+                return None  # what it gives is what the lambda returns (an enclosing tensor, say): the usual rules
     one = name in ("functools.reduce", "min", "max")
     return K.tainted(SCALAR if one else SEQ, kinds)
 

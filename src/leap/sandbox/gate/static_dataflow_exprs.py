@@ -168,7 +168,12 @@ class ExprKinds:
                 self.comp_env = saved
             return None
 
-        self._loop(dict(env), one)
+        inner = dict(env)
+        self._loop(inner, one)
+        own = {n.id for g in e.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        for n, k in inner.items():  # what its body stored into enclosing containers (box.append(x) in it)
+            if n in env and n not in own and k != env[n]:
+                env[n] = merge(env[n], k)
         return _items([result[-1]]) if result else K.items(UNSET)
 
     def _bind_local(self, target: ast.AST, kind: Kind, env: dict[str, Kind]) -> None:
@@ -311,7 +316,7 @@ class ExprKinds:
         keys = self.plan.resolve(cls, attr)
         if not keys and attr == "apply" and cls in self.plan.autograd:  # Fn.apply as a value
             return Kind(Tag.USERFN, f"{cls}.apply")
-        if keys and bound:
+        if keys and (bound or all(self.plan.is_static_or_class(k) for k in keys)):
             fn = Kind(Tag.USERFN, "|".join(sorted(f"{k[0]}.{k[1]}" for k in keys)))
             if any(self.plan.is_property(k) for k in keys):  # reading a property runs it
                 return user_call(self, fn, of_kinds([]), {})

@@ -10,6 +10,7 @@ function of the candidate's handed to a library call may be called with anything
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate import static_kinds as K
@@ -87,8 +88,18 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
                 if k.tag not in (Tag.NONE, Tag.USERFN, Tag.CALLABLE):
                     dp.flag(e, f"{n} of triton.{last} must be a function or lambda of the solution's own, not a "
                                f"value of kind {k.tag.value}", "kernel_args")
+        if last == "autotune" and isinstance(args.kwnodes.get("prune_configs_by"), ast.Dict):
+            # {"early_config_prune": f, "perf_model": g, "top_k": n}: Triton calls f and g with known kinds
+            # (`static_launch.prune_hooks`), so the dict is not "anything"
+            for v in args.kwnodes["prune_configs_by"].values:  # (already analysed with the dict)
+                own = isinstance(v, ast.Lambda | ast.Constant) or (isinstance(v, ast.Name) and (None, v.id) in dp.funcs)
+                k = NONE if own else dp._kind(v, {}, None)
+                if k.tag not in (Tag.USERFN, Tag.CALLABLE, Tag.SCALAR, Tag.NONE):
+                    dp.flag(e, f"a prune_configs_by value of triton.autotune must be a function of the solution's "
+                               f"own or a number, not a value of kind {k.tag.value}", "kernel_args")
+            args = replace(args, kw={n: k for n, k in args.kw.items() if n != "prune_configs_by"})
         if last == "Config":  # its values reach tl.constexpr parameters
-            for k in [*args.pos[:1], *(v for n, v in args.kw.items() if n != "pre_hook")]:
+            for k in [*args.pos[:1], *(v for n, v in args.kw.items() if n not in ("pre_hook", "post_hook"))]:
                 if k.maybe_tensor or K.host_object(k):
                     dp.flag(e, "a triton.Config value is not a constant", "kernel_args")
             return OPAQUE

@@ -8,8 +8,9 @@ container) — rule ``kernel_args``. ``meta["NAME"]`` in a grid is then a consta
 parameter and otherwise the join of everything the kernels were launched with under that name.
 
 An autotuner's ``prune_configs_by={"early_config_prune": f}`` is called at launch with the configs (library
-objects) and the same bound-arguments dict: `prune_hooks` finds such functions, so the analysis gives their
-parameters those kinds instead of "anything" (`PRUNE_CONFIGS`, a meta dict).
+objects) and the same bound-arguments dict, a ``perf_model`` with each bound argument and config value as a
+keyword: `prune_hooks` finds such functions, so the analysis gives their parameters those kinds instead of
+"anything" (`PRUNE_CONFIGS`, a meta dict, `meta_value` by name).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ _ARG_OK = (Tag.TENSOR, Tag.UNKNOWN, Tag.UNSET, Tag.SCALAR, Tag.NONE, Tag.JIT)
 PRUNE_CONFIGS = items(OPAQUE)  # an early_config_prune function's first parameter: a list of triton.Config
 
 
-def prune_hooks(ix: ModuleIndex) -> tuple[set[int], set[str]]:
-    """The lambdas (by id) and module-level functions (by name) given as ``early_config_prune`` in a literal
-    ``prune_configs_by`` dict of ``triton.autotune``; a function named anywhere else too is not one."""
+def prune_hooks(ix: ModuleIndex, slot: str = "early_config_prune") -> tuple[set[int], set[str]]:
+    """The lambdas (by id) and module-level functions (by name) given as ``slot`` (``early_config_prune``,
+    ``perf_model``) in a literal ``prune_configs_by`` dict of ``triton.autotune``; a function named anywhere
+    else too is not one."""
     lambdas: set[int] = set()
     slots: set[int] = set()
     names: set[str] = set()
@@ -40,7 +42,7 @@ def prune_hooks(ix: ModuleIndex) -> tuple[set[int], set[str]]:
             if kw.arg != "prune_configs_by" or not isinstance(kw.value, ast.Dict):
                 continue
             for key, v in zip(kw.value.keys, kw.value.values, strict=True):
-                if not (isinstance(key, ast.Constant) and key.value == "early_config_prune"):
+                if not (isinstance(key, ast.Constant) and key.value == slot):
                     continue
                 if isinstance(v, ast.Lambda):
                     lambdas.add(id(v))
@@ -62,11 +64,13 @@ def meta_value(dp: Analysis, meta: Kind, key: str) -> Kind:
         sig = dp.sigs.get(name)
         if sig is None:
             return UNKNOWN
-        if key in sig.constexpr or key in T.TRITON_LAUNCH_OPTIONS:
+        if key in sig.constexpr:
             out = merge(out, SCALAR)
-        elif key in sig.params:
+        elif key in sig.params:  # before the launch options: a parameter may be named like one (maxnreg)
             got = merge(dp.kargs.get((name, key)), dp.kargs.get((name, "*")))
             out = merge(out, UNKNOWN if got == UNSET else got)
+        elif key in T.TRITON_LAUNCH_OPTIONS:
+            out = merge(out, SCALAR)
         elif meta.names:
             out = merge(out, UNKNOWN)
     return UNKNOWN if out == UNSET else out

@@ -157,6 +157,11 @@ class Plan:
     def is_classmethod(self, key: Key) -> bool:
         return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in self.functions[key].decorator_list)
 
+    def is_static_or_class(self, key: Key) -> bool:
+        """A staticmethod or classmethod: read through the class it is the function itself (callable)."""
+        return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                   for d in self.functions[key].decorator_list)
+
     def kernel_name(self, stmt: ast.AST, cls: str | None) -> str | None:
         """The name of the kernel ``stmt`` defines (for the lambdas of its decorators), if it is one."""
         if not isinstance(stmt, ast.FunctionDef):

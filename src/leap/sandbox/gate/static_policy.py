@@ -15,7 +15,14 @@ from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
-from leap.sandbox.gate.static_plan import module_private
+from leap.sandbox.gate.static_plan import lookup, module_private
+
+# mutable containers whose methods, taken through the class, store into an object passed as an argument
+_MUTABLE_BUILTINS = {"dict": dict, "list": list, "set": set, "bytearray": bytearray, "object": object}
+_MUTABLE_LIBRARY_TYPES = frozenset({"collections.deque", "collections.OrderedDict", "collections.defaultdict",
+                                    "collections.Counter", "collections.ChainMap", "collections.UserDict",
+                                    "collections.UserList", "types.SimpleNamespace"})
+_UNBOUND = (types.MethodDescriptorType, types.WrapperDescriptorType, types.FunctionType)
 
 MAX_AUTOTUNE_CONFIGS = 64
 
@@ -307,6 +314,7 @@ class PolicyVisitor(ast.NodeVisitor):
         if _is_dunder(node.attr) and node.attr not in T.ALLOWED_DUNDER_ATTRS:
             self.add(node, "dunder", f"attribute {node.attr} is not allowed")
         self._attr_name(node, node.attr)
+        self._unbound_method(node)
         if node.attr == "__init__" and not self._init_base_ok(node.value):
             self.add(node, "dunder", "calling __init__ other than through super() or a class is not allowed")
         if node.attr in T.FORBIDDEN_METHODS:
@@ -320,6 +328,21 @@ class PolicyVisitor(ast.NodeVisitor):
                     self._module_value(node, q)
                 return  # the chain's inner names are part of this qualified name
         self.generic_visit(node)
+
+    def _unbound_method(self, node: ast.Attribute) -> None:
+        """``dict.setdefault(box, k, v)``, ``partial(list.append, box)``: a mutable builtin's method through its
+        class takes the object as an argument, out of the analysis's sight of what is stored where."""
+        base = node.value
+        q = self.index.qualname(base)
+        if isinstance(base, ast.Name) and base.id in _MUTABLE_BUILTINS and base.id not in self.index.defined_names:
+            cls = _MUTABLE_BUILTINS[base.id]
+        elif q in _MUTABLE_LIBRARY_TYPES:
+            cls = lookup(q)
+        else:
+            return
+        if not node.attr.startswith("__") and isinstance(getattr(cls, node.attr, None), _UNBOUND):
+            self.add(node, "unbound_method", f"{ast.unparse(node)}: call the method on the object "
+                                             f"(obj.{node.attr}(...)), not through its class")
 
     def _attr_name(self, node: ast.AST, attr: str) -> None:
         """Names refused on any object: frame/generator/traceback introspection, file I/O methods."""

@@ -36,21 +36,21 @@ def raise_site(exc: BaseException) -> str:
     if tb is None:
         return ""
     path = tb.tb_frame.f_code.co_filename
-    if path.endswith("/candidate.py") and _cuda_check_failed(path, tb.tb_lineno):
+    if path.endswith("/candidate.py") and _cuda_check_failed(path, tb.tb_lineno, isinstance(exc, AssertionError)):
         return CANDIDATE_CUDA_CHECK
     return path
 
 
-def _cuda_check_failed(path: str, line: int) -> bool:
-    """The statement at ``line`` of the candidate is an ``assert`` whose test is a CUDA check, or a ``raise``
-    directly under an ``if`` whose test is one."""
+def _cuda_check_failed(path: str, line: int, assertion: bool) -> bool:
+    """The statement at ``line`` of the candidate is an ``assert`` (the error its AssertionError) whose test is a
+    CUDA check, or a ``raise`` directly under an ``if`` whose test is one."""
     try:
         tree = ast.parse("".join(linecache.getlines(path)) or open(path).read())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            return _is_cuda_test(node.test)
+            return assertion and _is_cuda_test(node.test)
         if isinstance(node, ast.If) and _is_cuda_test(node.test):
             for stmt in [*node.body, *node.orelse]:
                 if isinstance(stmt, ast.Raise) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
@@ -59,19 +59,37 @@ def _cuda_check_failed(path: str, line: int) -> bool:
 
 
 def _is_cuda_test(test: ast.expr) -> bool:
-    """``x.is_cuda``, ``x.device.type == "cuda"``, ``x.device == torch.device("cuda")``,
-    ``torch.cuda.is_available()`` (negated, combined with and/or: any part)."""
-    for n in ast.walk(test):
-        if isinstance(n, ast.Attribute) and n.attr == "is_cuda":
+    """The whole test is about CUDA and nothing else (so it fails on a CPU whatever the inputs' values):
+    ``x.is_cuda``, ``torch.cuda.is_available()``, ``x.device.type == "cuda"``, ``x.device != torch.device("cuda")``,
+    ``all(t.is_cuda for t in ts)``, and ``not``/``and``/``or`` of those."""
+    if isinstance(test, ast.Attribute):
+        return test.attr == "is_cuda"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _is_cuda_test(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return all(_is_cuda_test(v) for v in test.values)
+    if isinstance(test, ast.Call):
+        f = test.func
+        if isinstance(f, ast.Attribute) and f.attr == "is_available" and isinstance(f.value, ast.Attribute) \
+                and f.value.attr == "cuda" and not test.args:
             return True
-        if isinstance(n, ast.Attribute) and n.attr == "is_available" and isinstance(n.value, ast.Attribute) \
-                and n.value.attr == "cuda":
-            return True
-        if isinstance(n, ast.Compare):
-            parts = [n.left, *n.comparators]
-            device = any(isinstance(p, ast.Attribute) and p.attr in ("device", "type") for p in parts)
-            cuda = any(isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.startswith("cuda")
-                       for p in parts for c in ast.walk(p))
-            if device and cuda:
-                return True
+        if isinstance(f, ast.Name) and f.id in ("all", "any") and len(test.args) == 1 \
+                and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp):
+            return _is_cuda_test(test.args[0].elt)
+        return False
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq | ast.NotEq):
+        a, b = test.left, test.comparators[0]
+        return (_is_device(a) and _is_cuda_value(b)) or (_is_device(b) and _is_cuda_value(a))
     return False
+
+
+def _is_device(e: ast.expr) -> bool:
+    return isinstance(e, ast.Attribute) and (e.attr == "device" or (
+        e.attr == "type" and isinstance(e.value, ast.Attribute) and e.value.attr == "device"))
+
+
+def _is_cuda_value(e: ast.expr) -> bool:
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, str) and e.value.split(":")[0] == "cuda"
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "device"
+            and len(e.args) == 1 and _is_cuda_value(e.args[0]))
