@@ -121,11 +121,17 @@ def test_kernelbench_prompt_fallback_structure():
     assert [m["role"] for m in msgs] == ["user"]
 
 
+def _checkout(root, toml: str, example_in: str, example_out: str):
+    """A KernelBench checkout's prompt files: prompts.toml and its two example files."""
+    (root / "src/kernelbench/prompts").mkdir(parents=True)
+    (root / "ex.py").write_text(example_in)
+    (root / "ex_new.py").write_text(example_out)
+    (root / "src/kernelbench/prompts/prompts.toml").write_text(toml)
+    return root
+
+
 def test_kernelbench_prompt_from_checkout(tmp_path):
-    (tmp_path / "src/kernelbench/prompts").mkdir(parents=True)
-    (tmp_path / "ex.py").write_text("EXAMPLE_IN")
-    (tmp_path / "ex_new.py").write_text("EXAMPLE_OUT_TRITON")
-    (tmp_path / "src/kernelbench/prompts/prompts.toml").write_text('''
+    _checkout(tmp_path, '''
 [shared]
 problem_statement = "STATEMENT {backend_display}"
 instruction = "INSTRUCTION {backend_display}"
@@ -140,7 +146,7 @@ arch_block = "ARCH\\n{ref_arch_src}\\n"
 example_intro_one_shot = "INTRO {backend_display}"
 example_entry_template = "{example_label}\\nIN\\n{input_code}\\nOUT {backend_display}\\n{output_code}"
 precision_note = "NOTE {precision_display}"
-''')
+''', "EXAMPLE_IN", "EXAMPLE_OUT_TRITON")
     p = kernelbench_prompt(parse_task(SRC, "19_ReLU"), "triton", checkout=tmp_path)
     parts = ["STATEMENT TRI", "INTRO TRI", "Example:", "EXAMPLE_IN", "OUT TRI", "EXAMPLE_OUT_TRITON", "ARCH",
              "batch_size = 64", "NOTE PREC32", "INSTRUCTION TRI"]
@@ -165,10 +171,7 @@ def test_guarded_verifier_turns_judge_failures_into_sandbox_error():
 def test_kernelbench_prompt_keeps_the_sources_own_blank_lines(tmp_path):
     # KernelBench trims each template block, then formats the composed prompt: the reference source goes in
     # verbatim, its trailing blank line included (28 of its level-1..3 files end with one)
-    (tmp_path / "src/kernelbench/prompts").mkdir(parents=True)
-    (tmp_path / "ex.py").write_text("IN\n")
-    (tmp_path / "ex_new.py").write_text("OUT\n")
-    (tmp_path / "src/kernelbench/prompts/prompts.toml").write_text('''
+    _checkout(tmp_path, '''
 [shared]
 problem_statement = "S {backend_display}"
 instruction = "I"
@@ -189,7 +192,7 @@ You are given:
 example_intro_one_shot = "X"
 example_entry_template = "{example_label} {input_code}|{output_code}"
 precision_note = "N {precision_display}"
-''')
+''', "IN\n", "OUT\n")
     src = SRC + "\n"  # ends with a blank line
     p = kernelbench_prompt(parse_task(src, "19_ReLU"), "triton", checkout=tmp_path)
     assert p == f"S T\n\nX\n\nExample: IN\n|OUT\n\nYou are given:\n\n\n{src}\n\nN P\n\nI\n"
