@@ -104,3 +104,16 @@ def test_a_cuda_test_mixed_with_anything_else_is_not_a_cuda_check(tmp_path):
     for fn in (mod.selective, mod.not_an_assertion):
         kind, msg, origin = _origin(fn)
         assert origin != CANDIDATE_CUDA_CHECK and not needs_gpu_error(kind, msg, origin), fn.__name__
+
+
+@pytest.mark.parametrize("test, value", [
+    ("x.is_cuda", False), ("not x.is_cuda", True), ("x.is_cuda and x.is_contiguous()", False),
+    ("x.is_cuda or n % 1024 == 0", None), ("x.device.type == 'cuda'", False), ("x.device != torch.device('cuda')", True),
+    ("all(t.is_cuda for t in (a, b))", False), ("all(t.is_cuda for t in ts)", None), ("torch.cuda.is_available()", False),
+    ("n > 0", None), ("not (x.is_cuda or y.is_cuda)", True)])
+def test_a_cuda_check_is_a_test_cuda_alone_decides(test, value):
+    import ast
+
+    from leap.sandbox.worker.error_origin import _without_cuda
+
+    assert _without_cuda(ast.parse(test, mode="eval").body) is value

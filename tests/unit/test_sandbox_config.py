@@ -78,9 +78,13 @@ def test_sandbox_error_and_needs_gpu_verdicts():
     assert V.verdict_from_failure({"stage": "harness", "error": {"kind": "RuntimeError"}}, base).status == "sandbox_error"
     after = {"stage": "after_candidate", "error": {"kind": "TypeError", "message": "x"}}
     assert V.verdict_from_failure(after, base).status == "runtime_error"
-    cuda = {"stage": "run", "error": {"kind": "AssertionError", "message": "Torch not compiled with CUDA enabled"}}
+    cuda = {"stage": "run", "error": {"kind": "AssertionError", "message": "Torch not compiled with CUDA enabled",
+                                      "origin": "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py"}}
     v = V.verdict_from_failure(cuda, base)
     assert v.status == "needs_gpu" and "GPU" in v.feedback
+    for origin in ("/tmp/leap-cand-1/candidate.py", "candidate", ""):  # the same words from the candidate's code
+        forged = {"stage": "run", "error": {**cuda["error"], "origin": origin}}
+        assert V.verdict_from_failure(forged, base).status == "runtime_error", origin
     assert V.verdict_from_failure(cuda, {**base, "device": "cuda"}).status == "runtime_error"
     assert V.crash_verdict(ChildOutcome(exitcode=255, server_died=True), base, 5, True).status == "sandbox_error"
     killed = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL"), base, 5, True)

@@ -231,6 +231,10 @@ class DataPath(ExprKinds, StmtKinds):
                 elif not isinstance(s, ast.Expr | ast.Pass):
                     self._stmt(s, inner)
             self.cur_cls = cls
+            if cls is not None and inner and not (stmt.decorator_list or stmt.bases or stmt.keywords) and all(
+                    isinstance(s, ast.Assign | ast.AnnAssign | ast.Expr | ast.Pass) for s in stmt.body):
+                # a class of constants nested in a class (``class Cfg: BLOCK = 256``): a record of them there
+                self.attrs.add((self.plan.family(cls), stmt.name), K.record(sorted(inner.items())))
         elif id(stmt) in self.ix.unrun_main_guards:
             self._body(stmt.orelse, env)
         elif not isinstance(stmt, ast.Import | ast.ImportFrom):

@@ -115,11 +115,8 @@ class StmtKinds:
             k = self.callable_kind(s, env)
             plain = all(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in s.decorator_list)
             self._bind_name(s.name, k if plain else UNKNOWN, env)
-        elif isinstance(s, ast.ClassDef):  # a class made inside a function: its methods are callables
-            for m in s.body:
-                if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef):
-                    self.callable_kind(m, env)
-            self._bind_name(s.name, UNKNOWN, env)
+        elif isinstance(s, ast.ClassDef):  # a class made inside a function: its body runs now, in this scope
+            self._local_class(s, env)
         elif isinstance(s, ast.Delete):
             for t in s.targets:
                 if isinstance(t, ast.Subscript) and self._kind(t.value, env, s).maybe_tensor:
@@ -175,6 +172,29 @@ class StmtKinds:
         env.clear()
         env.update(join_envs(envs))
         return ret
+
+    def _local_class(self, s: ast.ClassDef, env: dict[str, Kind]) -> None:
+        """A class statement inside a function: its decorators, bases and body statements are this function's
+        code (they run here and see its names); its methods are callables. A class of constants only
+        (``class Cfg: BLOCK = 256``) is a record of them, anything else unknown."""
+        for x in [*s.decorator_list, *s.bases, *(k.value for k in s.keywords)]:
+            self._kind(x, env, s)
+        body = dict(env)
+        names: list[str] = []
+        plain = not (s.bases or s.keywords or s.decorator_list)
+        for m in s.body:
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.callable_kind(m, env)
+                plain = False
+            elif isinstance(m, ast.Expr) and isinstance(m.value, ast.Constant):
+                continue  # a docstring
+            else:
+                self._stmt(m, body)
+                plain = plain and isinstance(m, ast.Assign | ast.AnnAssign)
+                targets = m.targets if isinstance(m, ast.Assign) else [getattr(m, "target", None)]
+                names += [t.id for t in targets if isinstance(t, ast.Name)]
+        kind = K.record([(n, body[n]) for n in dict.fromkeys(names) if n in body]) if plain and names else UNKNOWN
+        self._bind_name(s.name, kind, env)
 
     def _loop(self, env: dict[str, Kind], one) -> Kind | None:
         """A loop body ``one(env)``: iterated quietly until the kinds at its head settle (loop-carried

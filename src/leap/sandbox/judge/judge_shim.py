@@ -38,6 +38,7 @@ class Gate:
     col: int | None = None
     strict: str = ""
     init_code: tuple[tuple[int, str], ...] = ()
+    launched: tuple[str, ...] = ()  # the backends whose kernels forward's data path launches (full gate only)
 
 
 def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules: str = "leap") -> Gate:
@@ -45,7 +46,8 @@ def gate(source: str, backend: str | None, allowed_ops, full: bool = True, rules
     (``SandboxConfig.static_gate`` off) only the format checks: valid Python that defines ``class ModelNew``."""
     if full:
         g = check_source(source, backend, allowed_ops=list(allowed_ops), rules=rules)
-        return Gate(bool(g.ok), g.status, g.reason, g.detail, g.rule, g.line, g.col, g.strict, g.init_code)
+        return Gate(bool(g.ok), g.status, g.reason, g.detail, g.rule, g.line, g.col, g.strict, g.init_code,
+                    tuple(g.backends))
     if not source.strip():
         return Gate(False, "format_error", "No code found: the answer must contain a Python solution.")
     try:

@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
+from leap.sandbox.gate.backends import PRIORITY
 from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
@@ -135,6 +136,9 @@ class Scheduler:
             base["strict_gate"] = g.strict
         if not g.ok:
             return verdicts.gate_refusal(base, g.status, feedback=g.reason, detail=g.detail)
+        if backend == "auto" and g.launched:  # what forward launches, not every backend the text names (a
+            be = next(b for b in PRIORITY if b in g.launched)  # "load_inline" string, dead RawKernel code)
+            base["backend"] = be
         if be is None:
             return verdicts.format_error(
                 base, feedback="No custom kernel found: write a Triton (@triton.jit) or CUDA kernel.")

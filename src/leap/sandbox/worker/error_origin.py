@@ -42,45 +42,58 @@ def raise_site(exc: BaseException) -> str:
 
 
 def _cuda_check_failed(path: str, line: int, assertion: bool) -> bool:
-    """The statement at ``line`` of the candidate is an ``assert`` (the error its AssertionError) whose test is a
-    CUDA check, or a ``raise`` directly under an ``if`` whose test is one."""
+    """The statement at ``line`` of the candidate is an ``assert`` (the error its AssertionError) whose test
+    fails on any machine without CUDA, or a ``raise`` directly under an ``if`` whose test holds there."""
     try:
         tree = ast.parse("".join(linecache.getlines(path)) or open(path).read())
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            return assertion and _is_cuda_test(node.test)
-        if isinstance(node, ast.If) and _is_cuda_test(node.test):
-            for stmt in [*node.body, *node.orelse]:
+            return assertion and _without_cuda(node.test) is False
+        if isinstance(node, ast.If) and _without_cuda(node.test) is True:
+            for stmt in node.body:
                 if isinstance(stmt, ast.Raise) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
                     return True
     return False
 
 
-def _is_cuda_test(test: ast.expr) -> bool:
-    """The whole test is about CUDA and nothing else (so it fails on a CPU whatever the inputs' values):
-    ``x.is_cuda``, ``torch.cuda.is_available()``, ``x.device.type == "cuda"``, ``x.device != torch.device("cuda")``,
-    ``all(t.is_cuda for t in ts)``, and ``not``/``and``/``or`` of those."""
-    if isinstance(test, ast.Attribute):
-        return test.attr == "is_cuda"
+def _without_cuda(test: ast.expr) -> bool | None:
+    """The test's value on a machine without CUDA when CUDA alone decides it, else None (it depends on other
+    values: ``x.is_cuda or n % 1024 == 0`` is None, ``x.is_cuda and x.is_contiguous()`` False). CUDA
+    predicates: ``x.is_cuda``, ``torch.cuda.is_available()``, ``x.device(.type) == "cuda"`` (or
+    ``torch.device("cuda")``), ``all``/``any`` of one over a literal tuple or list; then ``not``/``and``/``or``."""
+    if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
+        return False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _is_cuda_test(test.operand)
+        v = _without_cuda(test.operand)
+        return None if v is None else not v
     if isinstance(test, ast.BoolOp):
-        return all(_is_cuda_test(v) for v in test.values)
+        vals = [_without_cuda(v) for v in test.values]
+        decisive = isinstance(test.op, ast.Or)  # True decides an or, False an and
+        if decisive in vals:
+            return decisive
+        return (not decisive) if all(v is not None for v in vals) else None
     if isinstance(test, ast.Call):
         f = test.func
         if isinstance(f, ast.Attribute) and f.attr == "is_available" and isinstance(f.value, ast.Attribute) \
                 and f.value.attr == "cuda" and not test.args:
-            return True
+            return False
         if isinstance(f, ast.Name) and f.id in ("all", "any") and len(test.args) == 1 \
                 and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp):
-            return _is_cuda_test(test.args[0].elt)
-        return False
+            gen = test.args[0]
+            v = _without_cuda(gen.elt)
+            literal = all(isinstance(g.iter, ast.Tuple | ast.List) and g.iter.elts and not g.ifs
+                          for g in gen.generators)
+            if v is None or not literal:
+                return None
+            return v  # every item has the same value (a non-empty literal: all() and any() agree)
+        return None
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq | ast.NotEq):
         a, b = test.left, test.comparators[0]
-        return (_is_device(a) and _is_cuda_value(b)) or (_is_device(b) and _is_cuda_value(a))
-    return False
+        if (_is_device(a) and _is_cuda_value(b)) or (_is_device(b) and _is_cuda_value(a)):
+            return isinstance(test.ops[0], ast.NotEq)
+    return None
 
 
 def _is_device(e: ast.expr) -> bool:
