@@ -33,7 +33,7 @@ from leap.sandbox.gate.cpp_includes import include_problem
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
 from leap.sandbox.gate.static_names import unbound_problems
-from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
+from leap.sandbox.gate.static_policy import Finding, PolicyVisitor, plain_annotation
 from leap.sandbox.judge.feedback import gate_feedback
 
 REASON_FORMAT = "The solution must be valid Python that defines class ModelNew(nn.Module)."
@@ -248,13 +248,13 @@ def _reference_body_problems(model: ast.ClassDef) -> list[Finding]:
                     if not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod", "property"))]
             bad += [d for d in [*stmt.args.defaults, *stmt.args.kw_defaults] if d is not None and not _literal(d)]
             bad += [a.annotation for a in [*stmt.args.args, *stmt.args.kwonlyargs, *stmt.args.posonlyargs]
-                    if a.annotation is not None and not _plain_annotation(a.annotation)]
-            if stmt.returns is not None and not _plain_annotation(stmt.returns):
+                    if a.annotation is not None and not plain_annotation(a.annotation)]
+            if stmt.returns is not None and not plain_annotation(stmt.returns):
                 bad.append(stmt.returns)
         elif isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign):
             value = stmt.value
             if (value is not None and not _literal(value)
-                    or isinstance(stmt, ast.AnnAssign) and not _plain_annotation(stmt.annotation)):
+                    or isinstance(stmt, ast.AnnAssign) and not plain_annotation(stmt.annotation)):
                 bad.append(stmt)
         elif not isinstance(stmt, ast.Pass):
             bad.append(stmt)
@@ -269,12 +269,6 @@ def _literal(node: ast.AST) -> bool:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True
-
-
-def _plain_annotation(node: ast.AST) -> bool:
-    """A type annotation made of names, attributes, subscripts and constants (no calls)."""
-    return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
-                          | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
 
 
 def _base_name(node: ast.expr) -> str:

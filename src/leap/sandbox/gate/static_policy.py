@@ -155,6 +155,9 @@ class PolicyVisitor(ast.NodeVisitor):
             self.add(node, "async", "async functions are not allowed")
         if _is_dunder(node.name) and node.name not in T.ALLOWED_DUNDER_DEFS:
             self.add(node, "dunder_def", f"defining {node.name} is not allowed")
+        for ann in [*(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x),
+                    node.returns]:
+            self._annotation(ann)
         for d in node.decorator_list:
             if isinstance(d, ast.Call) and self.index.qualname(d.func) == "triton.autotune":
                 n = _autotune_size(d)
@@ -163,6 +166,12 @@ class PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _ancestors(self, node: ast.AST):
+        p = self.parents.get(id(node))
+        while p is not None:
+            yield p
+            p = self.parents.get(id(p))
 
     def _check_binding(self, node: ast.AST, name: str) -> None:
         if name in T.PROTECTED_NAMES:
@@ -184,6 +193,14 @@ class PolicyVisitor(ast.NodeVisitor):
                 self.add(node, "tensor_subclass", f"class {node.name} subclasses torch.Tensor")
         if any(k.arg == "metaclass" for k in node.keywords):
             self.add(node, "metaclass", f"class {node.name} sets a metaclass")
+        local = any(isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) for p in self._ancestors(node))
+        for n in _class_scope_nodes(node):
+            if isinstance(n, ast.Global | ast.Nonlocal):
+                self.add(n, "class_scope", f"{type(n).__name__.lower()} in a class body is not allowed")
+            elif local and isinstance(n, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp | ast.Lambda):
+                self.add(n, "class_scope", f"a comprehension or lambda in the body of class {node.name}, made inside "
+                                           "a function, sees the function's names, not the class's: define it "
+                                           "at module level or compute the value outside the class")
         for stmt in node.body:
             if isinstance(stmt, ast.Assign | ast.AnnAssign):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -220,7 +237,16 @@ class PolicyVisitor(ast.NodeVisitor):
         self._check_store(node.target, node)
         self.generic_visit(node)
 
-    visit_AnnAssign = visit_AugAssign
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._annotation(node.annotation)
+        self.visit_AugAssign(node)
+
+    def _annotation(self, ann: ast.expr | None) -> None:
+        """Annotations run where they stand (a ``def``'s when it is made, a class body's or a module's at once)
+        but the analysis does not follow them: names, attributes, subscripts and constants only."""
+        if ann is not None and not plain_annotation(ann):
+            self.add(ann, "annotation", "an annotation may only name types (names, attributes, subscripts, "
+                                        "constants), not compute")
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for t in node.targets:
@@ -480,3 +506,18 @@ def _kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
+
+def plain_annotation(node: ast.AST) -> bool:
+    """A type annotation made of names, attributes, subscripts and constants (no calls)."""
+    return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
+                          | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
+
+
+def _class_scope_nodes(cls: ast.ClassDef):
+    """The nodes of a class body that run in the class's own scope (not inside its methods or nested classes)."""
+    todo = list(cls.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(n))

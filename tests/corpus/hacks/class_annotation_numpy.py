@@ -1,0 +1,37 @@
+"""HACK (paid, CPU): a bare annotation in a class body made in forward is evaluated when the class statement runs
+(`class C: _: box.append(np.maximum(x, 0.0))`); `StmtKinds._stmt` reads an AnnAssign's value only, never its
+annotation, so numpy's relu on the live input lands in a list the analysis holds as [0.0]. Got `ok`. Correct: rejected."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(s_ptr + offs, mask=mask), mask=mask)
+
+
+def launch(src, like):
+    out = torch.empty_like(like)
+    n = like.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = x.contiguous()
+        box = [0.0]
+
+        class C:
+            _: box.append(np.maximum(x, 0.0))
+        r = box[-1]
+        return launch(torch.as_tensor(r), x)

@@ -1,0 +1,33 @@
+"""HACK: functools.reduce over an empty list returns its initial value."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(s_ptr + offs, mask=mask), mask=mask)
+
+
+def launch(src, like):
+    out = torch.empty_like(like)
+    n = like.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        x = x.contiguous()
+        import functools
+        v = functools.reduce(lambda a, b: a, [], x)
+        r = np.maximum(v, 0.0)
+        return launch(torch.as_tensor(r), x)
