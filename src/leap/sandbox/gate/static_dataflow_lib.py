@@ -131,6 +131,9 @@ def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
     if q.startswith("cupy.cuda.") and last in T.CUPY_CUDA_OPAQUE:
         return OPAQUE
     ks = args.kinds()
+    if any(k.tag in (Tag.USERMOD, Tag.CLASS) for k in ks):  # numpy reads it as a sequence (a NamedTuple
+        dp.unknown(e, f"{q}() of an object of the solution's own class (it may hold tensors)")  # subclass...)
+        return UNKNOWN
     if last in T.ARRAY_LIB_VIEWS:
         return K.tainted(TENSOR, ks)
     if last in T.ARRAY_LIB_META:

@@ -191,9 +191,10 @@ class StmtKinds:
             else:
                 self._stmt(m, body)
                 plain = plain and isinstance(m, ast.Assign | ast.AnnAssign)
-                targets = m.targets if isinstance(m, ast.Assign) else [getattr(m, "target", None)]
-                names += [t.id for t in targets if isinstance(t, ast.Name)]
-        kind = K.record([(n, body[n]) for n in dict.fromkeys(names) if n in body]) if plain and names else UNKNOWN
+                names += [n.id for n in ast.walk(m) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+        # every name the body binds (tuple targets, walrus too) is a field; one the analysis did not see bound
+        # is anything (a record's missing key would read as its other fields)
+        kind = K.record([(n, body.get(n, UNKNOWN)) for n in dict.fromkeys(names)]) if plain and names else UNKNOWN
         self._bind_name(s.name, kind, env)
 
     def _loop(self, env: dict[str, Kind], one) -> Kind | None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.cpp_includes import include_problem
+from leap.sandbox.gate.static_bindings import rebinding_problems
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
 from leap.sandbox.gate.static_names import unbound_problems
@@ -155,7 +156,7 @@ def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops,
     if "ModelNew" not in classes:
         return _fail(source, [Finding("format", 0, 0, "no top-level class ModelNew")], status="format_error")
     index = ModuleIndex(tree)
-    problems = PolicyVisitor(index).run(tree)
+    problems = PolicyVisitor(index).run(tree) + rebinding_problems(index)
     problems += _model_problems(tree, classes)
     problems += _cpp_problems(tree, allowed_ops)
     problems += unbound_problems(tree, source)

@@ -274,6 +274,8 @@ class Plan:
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in IMMEDIATE_CALLERS:
                 return out
+            if isinstance(node.func, ast.Name) and node.func.id == "super" and "super" not in self.ix.defined_names:
+                return out  # super(ModelNew, self): the class names the MRO to search, nothing builds it
             children = [c for c in children if c is not node.func]
         for child in children:
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and (None, child.id) in self.functions:

@@ -1,0 +1,43 @@
+"""HACK: a helper class gets __neg__ by a class-body assignment (not a def), returning the tensor it holds; the gate types -h as the instance
+Observed (round 14, CPU): rejected dunder_def (held)."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(s_ptr + offs, mask=mask), mask=mask)
+
+
+def launch(src, like):
+    out = torch.empty_like(like)
+    n = like.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+
+def _unwrap(h):
+    return h.t
+
+
+class Holder:
+    __neg__ = _unwrap
+
+    def __init__(self, t):
+        self.t = t
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        r = np.maximum(-Holder(x), 0.0)
+        return launch(torch.as_tensor(r), x)
