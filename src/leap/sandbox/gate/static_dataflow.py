@@ -121,10 +121,22 @@ class DataPath(ExprKinds, StmtKinds):
                 break
         self.flagging = True
         self._pass()
+        self._stored_over_methods()
         self.launched = self._launches()
         for ln, col, msg in jit_problems(self.ix, self.sigs):
             self.violations.append((ln, col, msg, "jit_body"))
         self._unreached()
+
+    def _stored_over_methods(self) -> None:
+        """An attribute both stored (by any route: ``self.x =``, an alias, ``setattr``, ``type(self).x =``, a
+        class-body value) and defined as a method of the class family: which one an instance sees depends on
+        the order of lookups the analysis does not model (rule ``rebinding``)."""
+        stored = {key for d in (self.attrs.cur, self.attrs.nxt) for key, k in d.items() if k != UNSET}
+        for (cls, name), node in self.plan.functions.items():
+            if cls is not None and (self.plan.family(cls), name) in stored:
+                self.violations.append((node.lineno, node.col_offset, f"{cls}.{name} is a method and also a "
+                                        "value stored under the same name: give the value its own name",
+                                        "rebinding"))
 
     def _pass(self) -> None:
         self.launched = set()

@@ -223,13 +223,20 @@ def class_call(dp: Analysis, e: ast.AST, cname: str, args: CallArgs, env) -> Kin
     if keys:
         user_call(dp, _fn(keys[0]), args, env)
     elif cname in dp.plan.fields:
-        names = dp.plan.fields[cname]
-        for n, k in [*zip(names, args.pos, strict=False), *((n, k) for n, k in args.kw.items() if n in names)]:
-            dp.store_self(cname, n, k)
-        for pack in (args.star, args.kwstar):
-            if pack is not None:
-                for n in names:
-                    dp.store_self(cname, n, pack)
+        # every field of the class and of its own bases; which positional argument lands in which field
+        # depends on inheritance, init=False, KW_ONLY...: each positional (or unknown) argument may be any field
+        names = list(dict.fromkeys(n for c in dp.plan.mro(cname) for n in dp.plan.fields.get(c, ())))
+        body = ast.dump(dp.ix.classes[cname])
+        if names == dp.plan.fields[cname] and len(args.pos) <= len(names) and args.star is None and not any(
+                w in body for w in ("'init'", "KW_ONLY", "InitVar")):  # positional arguments in field order
+            exact = dict(zip(names, args.pos, strict=False))
+            loose = K.join([k for n, k in args.kw.items() if n not in names] + (
+                [args.kwstar] if args.kwstar is not None else []))
+        else:
+            exact, loose = {}, K.join([*args.pos, *(p for p in (args.star, args.kwstar) if p is not None),
+                                       *(k for n, k in args.kw.items() if n not in names)])
+        for n in names:
+            dp.store_self(cname, n, merge(merge(loose, exact.get(n, UNSET)), args.kw.get(n, UNSET)))
     elif args.tensor:
         dp.unknown(e, f"building {cname} (its __init__ is not the candidate's) with tensor arguments")
     return Kind(Tag.USERMOD, cname)

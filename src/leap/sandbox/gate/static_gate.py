@@ -34,7 +34,8 @@ from leap.sandbox.gate.static_bindings import rebinding_problems
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
 from leap.sandbox.gate.static_names import unbound_problems
-from leap.sandbox.gate.static_policy import Finding, PolicyVisitor, plain_annotation
+from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
+from leap.sandbox.gate.static_scopes import plain_annotation
 from leap.sandbox.judge.feedback import gate_feedback
 
 REASON_FORMAT = "The solution must be valid Python that defines class ModelNew(nn.Module)."

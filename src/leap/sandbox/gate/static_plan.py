@@ -121,13 +121,10 @@ class Plan:
         return cls
 
     def mro(self, cls: str) -> list[str]:
-        out, todo = [], [cls]
-        while todo:
-            c = todo.pop(0)
-            if c not in out and c in self.ix.classes:
-                out.append(c)
-                todo.extend(self.bases.get(c, []))
-        return out
+        """The candidate's classes in ``cls``'s method resolution order (C3, as Python computes it; library
+        bases left out)."""
+        return _c3(cls, lambda c: [b for b in self.bases.get(c, []) if b in self.ix.classes], set()) \
+            if cls in self.ix.classes else []
 
     def resolve(self, cls: str | None, name: str) -> list[Key]:
         """The methods ``name`` of ``cls`` may run: its own or inherited one, and overrides in its family."""
@@ -361,6 +358,30 @@ def _record_class(node: ast.ClassDef, ix: ModuleIndex) -> bool:
     decos = [ix.qualname(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
     return "dataclasses.dataclass" in decos or any(ix.qualname(b) in ("typing.NamedTuple", "typing_extensions.NamedTuple")
                                                    for b in node.bases)
+
+
+def _c3(cls: str, bases_of, seen: set[str]) -> list[str]:
+    """C3 linearisation of ``cls`` over ``bases_of``; where it fails (Python refuses such a class) or a class
+    inherits from itself, a breadth-first order."""
+    if cls in seen:
+        return [cls]
+    bases = bases_of(cls)
+    seqs = [_c3(b, bases_of, seen | {cls}) for b in bases] + [list(bases)]
+    out = [cls]
+    while any(seqs):
+        seqs = [q for q in seqs if q]
+        head = next((q[0] for q in seqs if not any(q[0] in r[1:] for r in seqs)), None)
+        if head is None:  # inconsistent: breadth-first
+            todo, out = [cls], []
+            while todo:
+                c = todo.pop(0)
+                if c not in out:
+                    out.append(c)
+                    todo.extend(bases_of(c))
+            return out
+        out.append(head)
+        seqs = [q[1:] if q[0] == head else q for q in seqs]
+    return out
 
 
 def _fields(node: ast.ClassDef) -> list[str]:

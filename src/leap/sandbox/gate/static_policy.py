@@ -16,6 +16,7 @@ from functools import lru_cache
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_plan import lookup, module_private
+from leap.sandbox.gate.static_scopes import class_scope_nodes, plain_annotation
 
 # mutable containers whose methods, taken through the class, store into an object passed as an argument
 _MUTABLE_BUILTINS = {"dict": dict, "list": list, "set": set, "bytearray": bytearray, "object": object}
@@ -97,6 +98,8 @@ class PolicyVisitor(ast.NodeVisitor):
         self.in_kernels = {id(n) for k in _kernel_defs(index) for n in ast.walk(k)}
         self.own_attrs = _own_attrs(index.tree)
         self.str_constants = _str_constants(index.tree)
+        self.method_names = {f.name for c in index.classes.values() for f in c.body
+                             if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
 
     def run(self, tree: ast.Module) -> list[Finding]:
         for parent in ast.walk(tree):
@@ -159,6 +162,9 @@ class PolicyVisitor(ast.NodeVisitor):
                     node.returns]:
             self._annotation(ann)
         for d in node.decorator_list:
+            if isinstance(d, ast.Attribute) and d.attr in ("setter", "getter", "deleter"):
+                self.add(d, "property_setter", f"@{ast.unparse(d)}: a property with a setter, getter or deleter runs "
+                                               "code on a plain store or read; use a method")
             if isinstance(d, ast.Call) and self.index.qualname(d.func) == "triton.autotune":
                 n = _autotune_size(d)
                 if n is not None and n > MAX_AUTOTUNE_CONFIGS:
@@ -194,7 +200,7 @@ class PolicyVisitor(ast.NodeVisitor):
         if any(k.arg == "metaclass" for k in node.keywords):
             self.add(node, "metaclass", f"class {node.name} sets a metaclass")
         local = any(isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) for p in self._ancestors(node))
-        for n in _class_scope_nodes(node):
+        for n in class_scope_nodes(node):
             if isinstance(n, ast.Global | ast.Nonlocal):
                 self.add(n, "class_scope", f"{type(n).__name__.lower()} in a class body is not allowed")
             elif local and isinstance(n, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp | ast.Lambda):
@@ -418,6 +424,9 @@ class PolicyVisitor(ast.NodeVisitor):
                     self._attr_name(node, node.args[1].value)
                 if f.id in ("setattr", "delattr") and node.args and self.index.qualname(node.args[0]):
                     self.add(node, "monkey_patch", f"{f.id} on an imported module or class")
+                elif f.id in ("setattr", "delattr") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                        and node.args[1].value in self.method_names:
+                    self.add(node, "rebinding", f"{f.id} of {node.args[1].value!r}, a method of the solution's classes")
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
         text = self._format_text(f.value) if isinstance(f, ast.Attribute) and f.attr in ("format", "format_map") \
@@ -505,19 +514,3 @@ def _kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
 
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-def plain_annotation(node: ast.AST) -> bool:
-    """A type annotation made of names, attributes, subscripts and constants (no calls)."""
-    return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
-                          | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
-
-
-def _class_scope_nodes(cls: ast.ClassDef):
-    """The nodes of a class body that run in the class's own scope (not inside its methods or nested classes)."""
-    todo = list(cls.body)
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(n))

@@ -328,3 +328,19 @@ def main_guard(test: ast.expr) -> bool:
     return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
             and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
             and test.comparators[0].value == "__main__")
+
+
+def plain_annotation(node: ast.AST) -> bool:
+    """A type annotation made of names, attributes, subscripts and constants (no calls)."""
+    return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
+                          | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
+
+
+def class_scope_nodes(cls: ast.ClassDef):
+    """The nodes of a class body that run in the class's own scope (not inside its methods or nested classes)."""
+    todo = list(cls.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(n))

@@ -1,0 +1,41 @@
+"""HACK: after the class statement, ModelNew.pick = ident (a module function returning its argument) replaces the def pick that returns a number
+Observed (round 15, CPU): rejected import_time_compute (held)."""
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(s_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(s_ptr + offs, mask=mask), mask=mask)
+
+
+def launch(src, like):
+    out = torch.empty_like(like)
+    n = like.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+def ident(me, t):
+    return t
+
+
+class ModelNew(nn.Module):
+    def pick(self, t):
+        return 0
+
+    def forward(self, x):
+        r = np.maximum(self.pick(x).numpy(), 0.0)
+        return launch(torch.as_tensor(r), x)
+
+
+ModelNew.pick = ident
