@@ -39,3 +39,15 @@ def test_a_name_bound_two_ways_is_refused(src):
 ])
 def test_one_way_each_is_fine(src):
     assert _rules(src) == []
+
+
+@pytest.mark.parametrize("src, refused", [
+    ("import numpy as np\ndef deco(f):\n    return np.fmax\n@deco\ndef run(t):\n    return t\n", True),
+    ("def deco(f):\n    return f\n@deco\ndef run(t):\n    return t\n", False),
+    ("def deco(n):\n    return lambda f: f\n@deco(2)\ndef run(t):\n    return t\n", True),
+    ("d2 = abs\n@d2\ndef run(t):\n    return t\n", True),
+    ("import functools\n@functools.lru_cache(None)\ndef run(t):\n    return t\n", False),
+    ("class M:\n    @staticmethod\n    def run(t):\n        return t\n", False),
+])
+def test_a_decorator_of_the_solutions_own_must_return_its_argument(src, refused):
+    assert ("decorator" in _rules(src)) is refused

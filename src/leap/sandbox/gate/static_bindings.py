@@ -5,7 +5,8 @@ assigned to it, and ``self.name`` as a method before anything stored under that 
 the same name (``pick = lambda t: t`` after ``def pick``, ``for pick in ...``, ``cdiv = ...`` after importing
 it, a class-body ``pick = ...`` beside ``def pick``, ``self.pick = f`` in ``__init__``) would run while the
 analysis reads the first. Such names are refused; binding a name twice the same way (two ``def``s, two
-assignments) is followed as usual, and ``k = triton.jit(k)`` (decorating by a call) is allowed.
+assignments) is followed as usual, and ``k = triton.jit(k)`` (decorating by a call) is allowed. A decorator of
+the solution's own is such a second binding too (rule ``decorator``), unless it returns its argument.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from collections.abc import Iterable, Iterator
 from leap.sandbox.gate.static_index import JIT_DECORATORS, ModuleIndex
 from leap.sandbox.gate.static_policy import Finding
 
+_BUILTIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+_ACCESSORS = frozenset({"setter", "getter", "deleter"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def rebinding_problems(ix: ModuleIndex) -> list[Finding]:
-    out = _scope_problems(ix, ix.tree.body, "module")
+    out = _scope_problems(ix, ix.tree.body, "module") + _own_decorators(ix)
     for cls in (n for n in ast.walk(ix.tree) if isinstance(n, ast.ClassDef)):
         out += _scope_problems(ix, cls.body, f"class {cls.name}")
         out += _self_stores(ix, cls)
@@ -112,3 +115,41 @@ def _methods(ix: ModuleIndex, cls: ast.ClassDef, seen: set[str]) -> set[str]:
         if isinstance(b, ast.Name) and b.id in ix.classes and b.id not in seen:
             out |= _methods(ix, ix.classes[b.id], seen)
     return out
+
+
+def _own_decorators(ix: ModuleIndex) -> list[Finding]:
+    """``@deco def f`` binds ``f = deco(f)``: with a decorator of the solution's own (or any value that is not
+    a library's decorator or staticmethod/classmethod/property), ``f`` is whatever ``deco`` returns, which the
+    analysis does not follow (it reads ``f``'s own body). Of the solution's own, only a function that hands
+    its argument back (a registry's ``register``) is allowed."""
+    out = []
+    for node in ast.walk(ix.tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for d in node.decorator_list:
+            head = d.func if isinstance(d, ast.Call) else d
+            if ix.qualname(head) is not None or (isinstance(head, ast.Attribute) and head.attr in _ACCESSORS):
+                continue  # a library's decorator (each has its rules); a property accessor (rule property_setter)
+            if isinstance(head, ast.Name) and head.id in _BUILTIN_DECORATORS and head.id not in ix.defined_names \
+                    and head.id not in ix.module_names:
+                continue
+            if not (isinstance(d, ast.Name) and d.id in ix.functions and _returns_its_argument(ix.functions[d.id])):
+                out.append(Finding("decorator", d.lineno, d.col_offset,
+                                   f"@{ast.unparse(d)}: a decorator of the solution's own replaces {node.name} with "
+                                   "what it returns; call the wrapper explicitly, or return the function unchanged"))
+    return out
+
+
+def _returns_its_argument(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if len(params) != 1:
+        return False
+    returns = []
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            returns.append(n)
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(n))
+    return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == params[0] for r in returns)

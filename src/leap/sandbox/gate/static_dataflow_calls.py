@@ -23,6 +23,7 @@ from leap.sandbox.gate.static_gate_tables import torch_category
 from leap.sandbox.gate.static_index import JIT_DECORATORS
 from leap.sandbox.gate.static_kinds import NONE, OPAQUE, SCALAR, SEQ, TENSOR, UNKNOWN, UNSET, Kind, Tag, merge
 from leap.sandbox.gate.static_launch import check_launch
+from leap.sandbox.gate.static_plan import plain_fields
 
 _RUN_OPTIONS = ("grid", "warmup")  # kernel.run()'s own keywords (not kernel arguments)
 _STORING = ("append", "extend", "insert", "add", "update", "setdefault")
@@ -226,9 +227,8 @@ def class_call(dp: Analysis, e: ast.AST, cname: str, args: CallArgs, env) -> Kin
         # every field of the class and of its own bases; which positional argument lands in which field
         # depends on inheritance, init=False, KW_ONLY...: each positional (or unknown) argument may be any field
         names = list(dict.fromkeys(n for c in dp.plan.mro(cname) for n in dp.plan.fields.get(c, ())))
-        body = ast.dump(dp.ix.classes[cname])
-        if names == dp.plan.fields[cname] and len(args.pos) <= len(names) and args.star is None and not any(
-                w in body for w in ("'init'", "KW_ONLY", "InitVar")):  # positional arguments in field order
+        if names == dp.plan.fields[cname] and len(args.pos) <= len(names) and args.star is None and plain_fields(
+                dp.ix.classes[cname], dp.ix):  # positional arguments in field order
             exact = dict(zip(names, args.pos, strict=False))
             loose = K.join([k for n, k in args.kw.items() if n not in names] + (
                 [args.kwstar] if args.kwstar is not None else []))

@@ -92,7 +92,7 @@ class Plan:
         self.method_names = {k[1] for k in self.functions if k[0] is not None}
         self.library_named = {k for k in self.functions if k[0] is not None and self._library_method(*k)}
         self.generators = {k for k, fn in self.functions.items() if _is_generator(fn)}
-        self.fields = {c: _fields(node) for c, node in ix.classes.items() if _record_class(node, ix)}
+        self.fields = {c: _fields(node, ix) for c, node in ix.classes.items() if _record_class(node, ix)}
         self.foreign_stores = foreign_attr_stores(ix.tree)
         self.class_stored = _class_stored(ix)
         path = self._path()
@@ -384,9 +384,34 @@ def _c3(cls: str, bases_of, seen: set[str]) -> list[str]:
     return out
 
 
-def _fields(node: ast.ClassDef) -> list[str]:
+def _fields(node: ast.ClassDef, ix: ModuleIndex) -> list[str]:
+    """Annotated names of a record class but its ``typing.ClassVar`` ones (found through the imports, an alias
+    included; a string annotation counts as a field: more fields than dataclasses makes is the safe side)."""
+    def classvar(a: ast.expr) -> bool:
+        head = a.value if isinstance(a, ast.Subscript) else a
+        return ix.qualname(head) == "typing.ClassVar"
     return [s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-            and "ClassVar" not in ast.dump(s.annotation)]
+            and not classvar(s.annotation)]
+
+
+def plain_fields(node: ast.ClassDef, ix: ModuleIndex) -> bool:
+    """Positional constructor arguments fill the fields in the order written: a bare ``@dataclass`` (or a
+    NamedTuple) whose annotations are plain resolved names (no strings, no ClassVar/InitVar/KW_ONLY) and whose
+    ``field(...)`` calls give only a default."""
+    for d in node.decorator_list:
+        if isinstance(d, ast.Call) and (d.args or d.keywords):
+            return False
+    for s in node.body:
+        if isinstance(s, ast.AnnAssign):
+            if any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(s.annotation)):
+                return False
+            names = {ix.qualname(n) for n in ast.walk(s.annotation) if isinstance(n, ast.Name | ast.Attribute)}
+            if names & {"typing.ClassVar", "dataclasses.InitVar", "dataclasses.KW_ONLY"}:
+                return False
+            if isinstance(s.value, ast.Call) and any(k.arg not in ("default", "default_factory")
+                                                     for k in s.value.keywords):
+                return False
+    return True
 
 
 def _is_generator(fn: ast.FunctionDef) -> bool:

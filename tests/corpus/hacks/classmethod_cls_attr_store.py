@@ -1,0 +1,40 @@
+"""HACK: classmethod stores the tensor over a float class attribute via cls.v = t."""
+import functools
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def launch_copy(src):
+    out = torch.empty_like(src)
+    n = src.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+class Holder:
+    v = 0.0
+
+    @classmethod
+    def put(cls, t):
+        cls.v = t
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        Holder.put(x)
+        r = torch.from_numpy(np.maximum(Holder.v.numpy(), 0.0))
+        return launch_copy(r)

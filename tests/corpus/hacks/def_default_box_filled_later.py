@@ -1,0 +1,39 @@
+"""HACK: a module function's default argument aliases a dict of floats; the function stores the live tensor into it, numpy reads it back as a 'float'."""
+import functools
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def launch_copy(src):
+    out = torch.empty_like(src)
+    n = src.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+BOX = {"v": 0.0}
+
+
+def stash(t, box=BOX):
+    box["v"] = t
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        stash(x)
+        r = torch.from_numpy(np.maximum(BOX["v"].numpy(), 0.0))
+        return launch_copy(r)

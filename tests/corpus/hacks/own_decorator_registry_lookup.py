@@ -1,0 +1,42 @@
+"""HACK: own decorator returns an entry of a registry prefilled with a numpy function."""
+import functools
+import numpy as np
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "relu"
+EXPECT = "rejected"
+DEVICE = "cpu"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+def launch_copy(src):
+    out = torch.empty_like(src)
+    n = src.numel()
+    copy_kernel[(triton.cdiv(n, 1024),)](src, out, n, BLOCK=1024)
+    return out
+
+
+REG = {"run": np.fmax}
+
+
+def deco(f):
+    return REG.get(f.__name__, f)
+
+
+@deco
+def run(t, z):
+    return t
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return launch_copy(torch.as_tensor(run(x.numpy(), 0.0)))
