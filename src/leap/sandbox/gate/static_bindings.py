@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 
 from leap.sandbox.gate.static_index import JIT_DECORATORS, ModuleIndex
 from leap.sandbox.gate.static_policy import Finding
+from leap.sandbox.gate.static_scopes import own_nodes
 
 _BUILTIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 _ACCESSORS = frozenset({"setter", "getter", "deleter"})
@@ -144,12 +145,5 @@ def _returns_its_argument(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
     if len(params) != 1:
         return False
-    returns = []
-    todo = list(fn.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Return):
-            returns.append(n)
-        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(n))
+    returns = [n for n in own_nodes(fn) if isinstance(n, ast.Return)]
     return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == params[0] for r in returns)

@@ -16,7 +16,7 @@ from functools import lru_cache
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex
 from leap.sandbox.gate.static_plan import lookup, module_private
-from leap.sandbox.gate.static_scopes import class_scope_nodes, plain_annotation
+from leap.sandbox.gate.static_scopes import own_nodes, plain_annotation
 
 # mutable containers whose methods, taken through the class, store into an object passed as an argument
 _MUTABLE_BUILTINS = {"dict": dict, "list": list, "set": set, "bytearray": bytearray, "object": object}
@@ -200,7 +200,7 @@ class PolicyVisitor(ast.NodeVisitor):
         if any(k.arg == "metaclass" for k in node.keywords):
             self.add(node, "metaclass", f"class {node.name} sets a metaclass")
         local = any(isinstance(p, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) for p in self._ancestors(node))
-        for n in class_scope_nodes(node):
+        for n in own_nodes(node):
             if isinstance(n, ast.Global | ast.Nonlocal):
                 self.add(n, "class_scope", f"{type(n).__name__.lower()} in a class body is not allowed")
             elif local and isinstance(n, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp | ast.Lambda):

@@ -21,9 +21,9 @@ _SCALAR_CALLS = frozenset({"len", "int", "float", "bool", "str", "repr", "format
 _STORING = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 
 
-def own_nodes(scope: Scope):
-    """The nodes of ``scope``'s own body: nested functions, lambdas and classes are not entered (their
-    decorators and defaults are, since they run in this scope)."""
+def own_nodes(scope: Scope | ast.ClassDef):
+    """The nodes of ``scope``'s own body (a class's too): nested functions, lambdas and classes are not entered
+    (their decorators and defaults are, since they run in this scope)."""
     body = [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
     todo = list(reversed(body))
     while todo:
@@ -334,13 +334,3 @@ def plain_annotation(node: ast.AST) -> bool:
     """A type annotation made of names, attributes, subscripts and constants (no calls)."""
     return all(isinstance(n, ast.Name | ast.Attribute | ast.Subscript | ast.Constant | ast.Tuple | ast.BinOp
                           | ast.BitOr | ast.List | ast.expr_context) for n in ast.walk(node))
-
-
-def class_scope_nodes(cls: ast.ClassDef):
-    """The nodes of a class body that run in the class's own scope (not inside its methods or nested classes)."""
-    todo = list(cls.body)
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(n))
