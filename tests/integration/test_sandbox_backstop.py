@@ -55,6 +55,22 @@ NO_LAUNCH = K.RELU.replace(
     "        relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\n",
     "        if n < 0:\n            relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)\n"
     "        import numpy as np\n        np.maximum(x.numpy(), 0, out=y.numpy())\n")
+# the answer computed on the host from values read out of the input (numpy, a list, scalars, raw bytes), then
+# copied into the output by the relu kernel itself (max(r, 0) == r): the dispatch mode sees no compute op
+HOST_READS = {
+    name: K.RELU.replace("y = torch.empty_like(x)", "import numpy as np\n        y = torch.empty_like(x)\n        r = "
+                         + expr).replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
+    for name, expr in {
+        "numpy": "torch.from_numpy(np.maximum(x.numpy(), 0))",
+        "array_protocol": "torch.from_numpy(np.maximum(np.asarray(x), 0))",
+        "dlpack": "torch.from_numpy(np.maximum(np.from_dlpack(x), 0))",
+        "tolist": "torch.tensor([max(v, 0.0) for v in x.reshape(-1).tolist()]).reshape(x.shape)",
+        "scalar_loop": "torch.tensor([max(float(v), 0.0) for v in x.reshape(-1)]).reshape(x.shape)",
+        "storage_bytes": "torch.from_numpy(np.maximum(np.frombuffer(bytes(x.untyped_storage()), "
+                         "dtype=np.float32).reshape(x.shape), 0).copy())",
+    }.items()}
+# a few scalars read in forward (a flag, a size) are not host compute
+FEW_SCALARS = K.RELU.replace("n = x.numel()", "n = x.numel() + int(torch.zeros(()).item()) + len(x[:3, 0].tolist()) - 3")
 GLOBAL_SWITCH = K.RELU.replace(
     "y = torch.empty_like(x)",
     "import sys, threading, time\n        sys.modules['leap.sandbox.worker.child']._D = None\n"
@@ -165,6 +181,18 @@ def test_a_triton_candidate_that_launches_no_kernel_is_rejected(sb, relu):
     assert "np.maximum" in NO_LAUNCH
     v = sb.verify(relu, NO_LAUNCH, backend="triton")
     assert v.status == "rejected" and "no Triton kernel ran" in v.detail, (v.status, v.detail)
+
+
+@pytest.mark.parametrize("name", sorted(HOST_READS))
+def test_values_read_out_to_the_host_are_compute(sb, relu, name):
+    v = sb.verify(relu, HOST_READS[name])
+    assert v.status == "rejected" and "read" in v.detail and "host" in v.detail, (v.status, v.detail)
+    assert "numpy or Python" in v.feedback, v.feedback
+
+
+def test_a_few_scalar_reads_pass(sb, relu):
+    v = sb.verify(relu, FEW_SCALARS)
+    assert v.status == "ok", (v.status, v.feedback, v.detail)
 
 
 def test_module_global_does_not_switch_the_detectors_off(sb, relu):

@@ -195,6 +195,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     guard = None
     if settings["guard"]:  # the run-time compute backstop, pushed before any candidate code runs
         guard = _guard.install(settings["allowed_ops"], settings["nonce"])
+        if D is not None:
+            D.accept_harness_wrappers()
     try:
         module = _stage("load", _import_candidate, job.source, private_dir)
     except CandidateError:

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
+from leap.sandbox.worker import host_reads
+
 # allocation, views, copies, reshapes, metadata and random fills: moving data, never computing it
 ALLOWED = frozenset("""
 empty empty_like empty_strided empty_permuted new_empty new_empty_strided zeros zeros_like new_zeros ones
@@ -139,7 +141,12 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     seen: dict[str, int] = {}
     made: set[int] = set()  # storages that ops returned while armed (outputs must be among them)
     unseen: list[str] = []
-    state = [False, 0, 0, 0, 0]  # armed, Triton launches while armed, nonce probes seen, arm and disarm calls
+    # armed, Triton launches while armed, nonce probes seen, arm and disarm calls, launch depth, scalar reads in
+    # this run, most scalar reads in a run
+    state = [False, 0, 0, 0, 0, 0, 0, 0]
+    noted: dict[str, int] = {}  # host read-outs while armed (`host_reads`)
+    storage_of = host_reads.untyped_storage
+    scalar_ops = host_reads.SCALAR_OPS
     stack = _get_current_dispatch_mode_stack
     mul = torch.ops.aten.mul.Tensor
     full = torch.full
@@ -149,6 +156,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[0]:
             name = str_(getattr_(func, "overloadpacket", func).__name__)
             key = name if name not in allowed else misuse(name, args, kwargs)
+            if name in scalar_ops and not state[5]:
+                state[6] += 1
             if key is not None:
                 seen[key] = seen.get(key, 0) + 1
         elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
@@ -158,7 +167,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[0]:
             for t in (res if isinstance_(res, tuple | list) else (res,)):
                 if isinstance_(t, torch.Tensor):
-                    made.add(t.untyped_storage().data_ptr())
+                    made.add(storage_of(t).data_ptr())
         return res
 
     _Recorder = type("_Recorder", (TorchDispatchMode,), {"__torch_dispatch__": dispatch, "__slots__": ()})
@@ -166,12 +175,14 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     mode.__enter__()
     odd_args: list[str] = []
     _count_triton_launches(state, odd_args)
+    host_reads.watch(state, noted)
     switched: list[str] = []
     _watch_switches(state, switched)
     cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
         made.clear()
+        state[6] = 0
         state[0] = True
         state[3] += 1
 
@@ -179,12 +190,13 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         """Every output tensor's memory came from an op this mode saw during forward (work done with the
         mode switched off, or a tensor made elsewhere, shows as unseen)."""
         for t in (out if isinstance_(out, tuple | list) else (out,)):
-            if isinstance_(t, torch.Tensor) and t.numel() and t.untyped_storage().data_ptr() not in made:
+            if isinstance_(t, torch.Tensor) and t.numel() and storage_of(t).data_ptr() not in made:
                 unseen.append("an output tensor was not produced by any op the run-time backstop saw")
 
     def disarm() -> None:
         state[0] = False
         state[4] += 1
+        state[7] = max(state[7], state[6])
 
     def problems(rules: str, need_launch: bool, runs: int | None) -> list[str]:
         state[0] = False
@@ -203,6 +215,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[2] != before + 1:
             out.append("the run-time compute backstop no longer sees PyTorch ops")
         out += unseen[:1]
+        out += host_reads.problems(noted, max(state[7], state[6]))
         if odd_args:
             out.append(odd_args[0] + " (a kernel takes tensors, numbers, dtypes and kernels)")
         if switched:
@@ -267,7 +280,11 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             why = kernel_argument_problem(value, takes)
             if why:
                 odd_args.append(why)
-        return original(self, *args, **kwargs)
+        state[5] += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            state[5] -= 1
 
     GridExecutor.__call__ = call
 
@@ -296,5 +313,6 @@ def kernel_argument_problem(value, takes: tuple[type, ...], depth: int = 0) -> s
     return f"a kernel was launched with a {type(value).__module__}.{type(value).__qualname__} argument"
 
 
-FEEDBACK = ("PyTorch computed (part of) the result at run time: forward must compute with its own custom "
-            "kernels (PyTorch only allocates, reshapes and copies), except the ops the task allows.")
+FEEDBACK = ("PyTorch computed (part of) the result at run time, or forward read tensor values out to numpy or "
+            "Python: forward must compute with its own custom kernels (PyTorch only allocates, reshapes and "
+            "copies), except the ops the task allows.")

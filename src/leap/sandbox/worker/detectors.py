@@ -38,6 +38,7 @@ GENERIC_FEEDBACK = ("The solution was rejected by the sandbox's run-time checks:
                     "must not change library or harness state.")
 
 _Tensor = torch.Tensor
+_storage = torch._C.TensorBase.untyped_storage  # the original: `host_reads` notes the wrapped one
 _Parameter = torch.nn.Parameter
 _enumerate_threads = threading.enumerate
 _listdir = os.listdir
@@ -113,6 +114,14 @@ def register_harness(*modules) -> None:
         _HARNESS.update(_callables(m, getattr(m, "__name__", "harness")))
 
 
+def accept_harness_wrappers() -> None:
+    """Take what the harness itself rebound after import (the backstop's read-out wrappers, installed per job
+    before the candidate) into the baseline: from here on, a change to them is the candidate's."""
+    for k, v in _capture().items():
+        if k in _BASELINE and _BASELINE[k] != v:
+            _BASELINE[k] = v
+
+
 def integrity_problems() -> list[str]:
     """Names of captured functions, methods or global flags that changed since harness import."""
     now = _capture()
@@ -172,7 +181,7 @@ def _overlapping(t: torch.Tensor) -> bool:
 
 
 def _byte_range(t: torch.Tensor) -> tuple[int, int, str]:
-    st = t.untyped_storage()
+    st = _storage(t)
     return st.data_ptr(), st.data_ptr() + st.nbytes(), str(t.device)
 
 
