@@ -103,3 +103,43 @@ class ModuleIndex:
 
     def class_bases(self, cls: ast.ClassDef) -> list[str]:
         return [self.qualname(b) or (b.id if isinstance(b, ast.Name) else "") for b in cls.bases]
+
+
+def own_attrs(tree: ast.Module) -> frozenset[str]:
+    """Names the candidate gives its own methods and attributes (``def load_table``, ``self.loaded = ...``):
+    ``obj.loaded`` is then not taken for a library's save*/load* file I/O method."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for s in node.body:
+                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
+                    out.add(s.name)
+                for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign)
+                          else []):
+                    if isinstance(t, ast.Name):
+                        out.add(t.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+    return frozenset(out)
+
+
+def str_constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level names bound exactly once in the whole source, to a string literal (``ERR = "..."``)."""
+    stores: dict[str, int] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, ast.arg | ast.alias | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            name = n.arg if isinstance(n, ast.arg) else (n.asname or n.name) if isinstance(n, ast.alias) else n.name
+            stores[name] = stores.get(name, 0) + 2  # a parameter, import or def of that name: not the constant
+    return {t.id: s.value.value for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+            for t in s.targets if isinstance(t, ast.Name) and stores.get(t.id) == 1
+            and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)}
+
+
+def kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
+    """The ``@triton.jit`` functions (module level and in classes): their pointers ``load`` and ``store``."""
+    out = [f for n, f in ix.functions.items() if n in ix.jit]
+    for cname, cls in ix.classes.items():
+        out += [s for s in cls.body if isinstance(s, ast.FunctionDef) and (cname, s.name) in ix.jit_methods]
+    return out

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from leap.sandbox.gate import static_gate_tables as T
-from leap.sandbox.gate.static_index import ModuleIndex
+from leap.sandbox.gate.static_index import ModuleIndex, kernel_defs, own_attrs, str_constants
 from leap.sandbox.gate.static_plan import lookup, module_private
 from leap.sandbox.gate.static_scopes import own_nodes, plain_annotation
 
@@ -95,9 +95,9 @@ class PolicyVisitor(ast.NodeVisitor):
         self.parents: dict[int, ast.AST] = {}
         self.import_names = {(a.asname or a.name).split(".")[0] if not a.asname else a.asname
                              for n in ast.walk(index.tree) if isinstance(n, ast.Import) for a in n.names}
-        self.in_kernels = {id(n) for k in _kernel_defs(index) for n in ast.walk(k)}
-        self.own_attrs = _own_attrs(index.tree)
-        self.str_constants = _str_constants(index.tree)
+        self.in_kernels = {id(n) for k in kernel_defs(index) for n in ast.walk(k)}
+        self.own_attrs = own_attrs(index.tree)
+        self.str_constants = str_constants(index.tree)
         self.method_names = {f.name for c in index.classes.values() for f in c.body
                              if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
 
@@ -459,36 +459,8 @@ def _autotune_size(call: ast.Call) -> int | None:
     return None
 
 
-def _own_attrs(tree: ast.Module) -> frozenset[str]:
-    """Names the candidate gives its own methods and attributes (``def load_table``, ``self.loaded = ...``):
-    ``obj.loaded`` is then not taken for a library's save*/load* file I/O method."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            for s in node.body:
-                if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
-                    out.add(s.name)
-                for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign)
-                          else []):
-                    if isinstance(t, ast.Name):
-                        out.add(t.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            out.add(node.attr)
-    return frozenset(out)
 
 
-def _str_constants(tree: ast.Module) -> dict[str, str]:
-    """Module-level names bound exactly once in the whole source, to a string literal (``ERR = "..."``)."""
-    stores: dict[str, int] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        elif isinstance(n, ast.arg | ast.alias | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            name = n.arg if isinstance(n, ast.arg) else (n.asname or n.name) if isinstance(n, ast.alias) else n.name
-            stores[name] = stores.get(name, 0) + 2  # a parameter, import or def of that name: not the constant
-    return {t.id: s.value.value for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
-            for t in s.targets if isinstance(t, ast.Name) and stores.get(t.id) == 1
-            and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)}
 
 
 def _format_attrs(text: str) -> list[str]:
@@ -504,12 +476,6 @@ def _format_attrs(text: str) -> list[str]:
     return out
 
 
-def _kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
-    """The ``@triton.jit`` functions (module level and in classes): their pointers ``load`` and ``store``."""
-    out = [f for n, f in ix.functions.items() if n in ix.jit]
-    for cname, cls in ix.classes.items():
-        out += [s for s in cls.body if isinstance(s, ast.FunctionDef) and (cname, s.name) in ix.jit_methods]
-    return out
 
 
 def _is_dunder(name: str) -> bool:
