@@ -62,6 +62,8 @@ HOST_READS = {
                          + expr).replace("(x, y, n, BLOCK=1024)", "(r, y, n, BLOCK=1024)")
     for name, expr in {
         "numpy": "torch.from_numpy(np.maximum(x.numpy(), 0))",
+        "c_method": "torch.from_numpy(np.maximum(super(torch.Tensor, x).numpy(), 0))",  # past the wrapper
+        "c_tolist": "torch.tensor([max(v, 0.0) for v in super(torch.Tensor, x.reshape(-1)).tolist()]).reshape(x.shape)",
         "array_protocol": "torch.from_numpy(np.maximum(np.asarray(x), 0))",
         "dlpack": "torch.from_numpy(np.maximum(np.from_dlpack(x), 0))",
         "tolist": "torch.tensor([max(v, 0.0) for v in x.reshape(-1).tolist()]).reshape(x.shape)",

@@ -286,3 +286,17 @@ def test_code_reached_implicitly_is_analysed(extra, init, fwd):
         "class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    class Inner:\n        def go(self, t):\n"
                                         "            return t.clamp(min=0)\n\n")
     assert_rejected(nested, "torch_compute")  # a class nested in a class
+
+
+@pytest.mark.parametrize("call, refused", [
+    ("super(torch.Tensor, x).numpy()", True),   # TensorBase's own numpy: past the run-time read-out wrappers
+    ("super(nn.Module, self).__init__()", True),
+    ("super(ModelNew, self).__init__()", False),
+    ("super().__init__()", False),
+])
+def test_super_takes_only_an_own_class_and_self(call, refused):
+    src = triton_src(LAUNCH + "return out", init=call).replace("        super().__init__()\n", "", 1)
+    if refused:
+        assert_rejected(src, "super")
+    else:
+        assert_ok(src)

@@ -429,6 +429,12 @@ class PolicyVisitor(ast.NodeVisitor):
                     self.add(node, "rebinding", f"{f.id} of {node.args[1].value!r}, a method of the solution's classes")
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
+            if f.id == "super" and (node.keywords or node.args and not (
+                    len(node.args) == 2 and all(isinstance(x, ast.Name) for x in node.args)
+                    and node.args[0].id in self.index.classes)):
+                self.add(node, "super", "super() takes no arguments or (a class of the solution's own, self): "
+                                        "another class's methods reached through super() bypass what the "
+                                        "analysis knows of them")
         text = self._format_text(f.value) if isinstance(f, ast.Attribute) and f.attr in ("format", "format_map") \
             else None
         if text is not None:  # "{0.gi_frame}".format(g) reads attributes by name

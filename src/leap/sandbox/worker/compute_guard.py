@@ -20,6 +20,7 @@ On the GPU this is not installed: the "custom kernels carry >= 50% of GPU time" 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 import torch
@@ -176,6 +177,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     odd_args: list[str] = []
     _count_triton_launches(state, odd_args)
     host_reads.watch(state, noted)
+    profile = host_reads.profiler(state, noted)
+    setprofile, getprofile = sys.setprofile, sys.getprofile
     switched: list[str] = []
     _watch_switches(state, switched)
     cells = (id(seen), id(state), id(allowed), id(made))
@@ -184,6 +187,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         made.clear()
         state[6] = 0
         state[0] = True
+        setprofile(profile)
         state[3] += 1
 
     def check_output(out) -> None:
@@ -196,6 +200,9 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def disarm() -> None:
         state[0] = False
         state[4] += 1
+        if getprofile() is not profile:
+            switched.append("sys.setprofile")
+        setprofile(None)
         state[7] = max(state[7], state[6])
 
     def problems(rules: str, need_launch: bool, runs: int | None) -> list[str]:
@@ -271,6 +278,7 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
     except ImportError:  # pragma: no cover - no triton
         return
     original = GridExecutor.__call__
+    setprofile, getprofile = sys.setprofile, sys.getprofile
     takes = kernel_argument_types()
 
     def call(self, *args, **kwargs):
@@ -281,9 +289,12 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             if why:
                 odd_args.append(why)
         state[5] += 1
+        was = getprofile()  # the read-out watch is off inside a launch (the interpreter's own code)
+        setprofile(None)
         try:
             return original(self, *args, **kwargs)
         finally:
+            setprofile(was)
             state[5] -= 1
 
     GridExecutor.__call__ = call

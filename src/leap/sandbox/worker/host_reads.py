@@ -4,7 +4,9 @@ The dispatch mode (`compute_guard`) sees every PyTorch op, but not numpy or Pyth
 that left the tensor world: ``x.numpy()`` then ``np.maximum``, ``x.tolist()`` then a list comprehension,
 ``float(x[i])`` in a loop, the bytes of ``x.untyped_storage()``. Every such route starts with a read-out, so
 the harness wraps the read-outs (`READERS`, before the candidate is imported) and notes each use while
-armed. The Triton CPU interpreter reads tensors through their storages' raw pointers inside a launch, never
+armed. A wrapper on ``torch.Tensor`` is passed by reaching PyTorch's C method itself (``super(torch.Tensor,
+x).numpy()``), so a profile function (`profiler`, ``sys.setprofile`` while armed, off inside a launch) also
+notes calls of the C read-outs (`C_READERS`) by name and owner, however they were reached. The Triton CPU interpreter reads tensors through their storages' raw pointers inside a launch, never
 through these, so a legitimate Triton kernel notes nothing; storage getters are only noted outside a launch
 (the interpreter takes storages of its arguments). Scalar reads (``item``, ``float(t)``, ``tolist``) are
 counted against a budget (`SCALAR_BUDGET`): a legitimate forward reads a few sizes or flags, host compute
@@ -35,6 +37,10 @@ STORAGE_GETTERS = ((torch.Tensor, "untyped_storage"), (torch.Tensor, "storage"),
 # allowed per forward outside a launch; host compute reads every element of its input
 SCALAR_BUDGET = 128
 SCALAR_OPS = frozenset({"_local_scalar_dense", "is_nonzero"})
+# C methods (by name) of tensors, storages and torch._C that read values out, seen by the profile function
+C_READERS = frozenset({"numpy", "tolist", "__dlpack__", "_to_dlpack", "_write_file", "_share_filename_cpu_",
+                       "_share_fd_cpu_", "_new_shared_filename_cpu", "_new_shared_fd_cpu"})
+C_OWNERS = (torch._C.TensorBase, torch._C.StorageBase)
 # the originals, bound before any candidate code: the harness's own storage reads while armed go through these
 untyped_storage = torch._C.TensorBase.untyped_storage
 
@@ -59,6 +65,29 @@ def watch(state: list, noted: dict) -> None:
             continue
         setattr(mod, attr, _noting(original, f"{mod_name}.{attr}", state, noted, False))
     torch.Tensor.tolist = _counting_tolist(torch.Tensor.tolist, state)
+
+
+def profiler(state: list, noted: dict):
+    """The profile function the guard sets while armed: a C read-out (`C_READERS`) called on a tensor, a storage
+    or ``torch._C`` is noted (a tensor's ``tolist`` counts its elements as scalar reads instead), except the
+    calls our own wrappers make."""
+    owners, names, here = C_OWNERS, C_READERS, __file__
+    isinstance_, getattr_, c_module = isinstance, getattr, torch._C
+
+    def profile(frame, event, arg):
+        if event != "c_call" or frame.f_code.co_filename == here:  # our wrappers noted their call already
+            return
+        name = getattr_(arg, "__name__", "")
+        if name not in names:
+            return
+        owner = getattr_(arg, "__self__", None)
+        if name == "tolist" and isinstance_(owner, torch._C.TensorBase):
+            state[6] += owner.numel()
+        elif isinstance_(owner, owners) or owner is c_module:
+            key = f"{type(owner).__name__}.{name} (C)"
+            noted[key] = noted.get(key, 0) + 1
+
+    return profile
 
 
 def _noting(original, name: str, state: list, noted: dict, outside_launch_only: bool):
