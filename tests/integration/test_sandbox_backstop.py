@@ -63,6 +63,10 @@ HOST_READS = {
     for name, expr in {
         "numpy": "torch.from_numpy(np.maximum(x.numpy(), 0))",
         "c_method": "torch.from_numpy(np.maximum(super(torch.Tensor, x).numpy(), 0))",  # past the wrapper
+        "apply": "x.clone().apply_(lambda v: max(v, 0.0))",  # a Python callable per element, no aten op
+        "grid_function_tolist": "torch.empty_like(x)\n        vals = []\n"
+                                "        relu_kernel[lambda m: (vals.extend(x.reshape(-1).tolist()) or 1,)](x, r, 0, BLOCK=1024)\n"
+                                "        r = torch.tensor([max(v, 0.0) for v in vals]).reshape(x.shape)",
         "c_tolist": "torch.tensor([max(v, 0.0) for v in super(torch.Tensor, x.reshape(-1)).tolist()]).reshape(x.shape)",
         "array_protocol": "torch.from_numpy(np.maximum(np.asarray(x), 0))",
         "dlpack": "torch.from_numpy(np.maximum(np.from_dlpack(x), 0))",

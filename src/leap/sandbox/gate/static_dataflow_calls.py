@@ -418,8 +418,8 @@ def _container_result(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: Call
     if attr in _STORING:
         if attr in ("extend", "update"):
             item = K.join([*(K.element(k) for k in pos), *args.kw.values()])
-        elif attr == "setdefault":
-            item = pos[1] if len(pos) > 1 else NONE
+        elif attr == "setdefault":  # the key is stored too (``popitem``/``keys`` give it back)
+            item = K.join([pos[0], pos[1] if len(pos) > 1 else NONE]) if pos else NONE
         else:
             item = pos[-1] if pos else UNSET
         if isinstance(e.func, ast.Attribute):
@@ -434,8 +434,8 @@ def _container_result(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: Call
     if attr == "items":
         el = K.element(kb)
         return K.items(K.record([("0", el), ("1", el)]))
-    if attr in ("index", "count"):
-        return SCALAR
+    if attr in ("index", "count"):  # where, or how often, a value is among the elements: data when they are
+        return K.tainted(SCALAR, [K.element(kb)])
     if attr in ("sort", "reverse", "clear", "remove", "discard"):
         escape(dp, args)
         return NONE

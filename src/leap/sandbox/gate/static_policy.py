@@ -16,7 +16,7 @@ from functools import lru_cache
 from leap.sandbox.gate import static_gate_tables as T
 from leap.sandbox.gate.static_index import ModuleIndex, kernel_defs, own_attrs, str_constants
 from leap.sandbox.gate.static_plan import lookup, module_private
-from leap.sandbox.gate.static_scopes import own_nodes, plain_annotation
+from leap.sandbox.gate.static_scopes import only_a_class, own_nodes, plain_annotation
 
 # mutable containers whose methods, taken through the class, store into an object passed as an argument
 _MUTABLE_BUILTINS = {"dict": dict, "list": list, "set": set, "bytearray": bytearray, "object": object}
@@ -431,7 +431,7 @@ class PolicyVisitor(ast.NodeVisitor):
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
             if f.id == "super" and (node.keywords or node.args and not (
                     len(node.args) == 2 and all(isinstance(x, ast.Name) for x in node.args)
-                    and node.args[0].id in self.index.classes)):
+                    and node.args[0].id in self.index.classes and only_a_class(self.index.tree, node.args[0].id))):
                 self.add(node, "super", "super() takes no arguments or (a class of the solution's own, self): "
                                         "another class's methods reached through super() bypass what the "
                                         "analysis knows of them")

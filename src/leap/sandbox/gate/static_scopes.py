@@ -322,6 +322,22 @@ def binds(tree: ast.AST, name: str) -> bool:
     return False
 
 
+def only_a_class(tree: ast.AST, name: str) -> bool:
+    """Is ``name`` bound exactly once in the file, by a class statement (`binds`' mentions otherwise)?"""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name]
+    if len(classes) != 1:
+        return False
+    for n in ast.walk(tree):
+        if n is classes[0]:
+            continue
+        if isinstance(n, ast.Name):
+            if n.id == name and not isinstance(n.ctx, ast.Load):
+                return False
+        elif any(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n)):
+            return False
+    return True
+
+
 def main_guard(test: ast.expr) -> bool:
     """``__name__ == "__main__"``: its body never runs under the judge, which imports the candidate under
     another name (unless the candidate binds ``__name__``: see `binds`)."""

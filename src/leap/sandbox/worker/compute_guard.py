@@ -288,6 +288,9 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             why = kernel_argument_problem(value, takes)
             if why:
                 odd_args.append(why)
+        grid = getattr(self, "grid", None)
+        if callable(grid):  # the candidate's grid function runs inside the launch: watched as forward code
+            self.grid = _outside_launch(grid, state, getprofile)
         state[5] += 1
         was = getprofile()  # the read-out watch is off inside a launch (the interpreter's own code)
         setprofile(None)
@@ -298,6 +301,24 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             state[5] -= 1
 
     GridExecutor.__call__ = call
+
+
+def _outside_launch(fn, state: list, getprofile):
+    """``fn`` (a grid function, called by the interpreter inside its launch) run with the launch depth and
+    the read-out watch as outside a launch."""
+    watch = getprofile()
+
+    def grid(*args, **kwargs):
+        depth, was = state[5], getprofile()
+        state[5] = 0
+        sys.setprofile(watch)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sys.setprofile(was)
+            state[5] = depth
+
+    return grid
 
 
 def kernel_argument_types() -> tuple[type, ...]:

@@ -21,6 +21,7 @@ import torch
 READERS = (
     (torch.Tensor, "numpy"), (torch.Tensor, "__array__"), (torch.Tensor, "__dlpack__"),
     (torch.Tensor, "__reduce_ex__"), (torch.Tensor, "__reduce__"),
+    (torch.Tensor, "apply_"), (torch.Tensor, "map_"), (torch.Tensor, "map2_"),  # a Python callable per element
     (torch.UntypedStorage, "tolist"), (torch.UntypedStorage, "__getitem__"), (torch.UntypedStorage, "__iter__"),
     (torch.UntypedStorage, "_write_file"), (torch.UntypedStorage, "__reduce__"),
     (torch.UntypedStorage, "__reduce_ex__"), (torch.UntypedStorage, "_share_filename_cpu_"),
@@ -38,7 +39,7 @@ STORAGE_GETTERS = ((torch.Tensor, "untyped_storage"), (torch.Tensor, "storage"),
 SCALAR_BUDGET = 128
 SCALAR_OPS = frozenset({"_local_scalar_dense", "is_nonzero"})
 # C methods (by name) of tensors, storages and torch._C that read values out, seen by the profile function
-C_READERS = frozenset({"numpy", "tolist", "__dlpack__", "_to_dlpack", "_write_file", "_share_filename_cpu_",
+C_READERS = frozenset({"numpy", "tolist", "__dlpack__", "apply_", "map_", "map2_", "_to_dlpack", "_write_file", "_share_filename_cpu_",
                        "_share_fd_cpu_", "_new_shared_filename_cpu", "_new_shared_fd_cpu"})
 C_OWNERS = (torch._C.TensorBase, torch._C.StorageBase)
 # the originals, bound before any candidate code: the harness's own storage reads while armed go through these
