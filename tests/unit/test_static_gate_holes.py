@@ -300,3 +300,38 @@ def test_super_takes_only_an_own_class_and_self(call, refused):
         assert_rejected(src, "super")
     else:
         assert_ok(src)
+
+
+# a tuple or keyword dict mixing a tensor and a size is a record (each element keeps its kind): the size is
+# arithmetic for the launch, the tensor is still a tensor wherever it goes (round 17b false rejections)
+RECORD_HACKS = {
+    "index": "p = (x, 5)\n" + LAUNCH + "return p[0].relu()",
+    "unpack": "p = (x, 5)\na, b = p\n" + LAUNCH + "return a.relu()",
+    "dict_subscript": "d = dict(t=x, n=1)\n" + LAUNCH + "return d['t'].relu()",
+    "dict_values": "d = dict(t=x, n=1)\n" + LAUNCH + "return list(d.values())[0].relu()",
+    "loop": "p = (x, 5)\n" + LAUNCH + "for v in p:\n    out = v\nreturn out.relu()",
+    "user_function": "def f(pair):\n    return pair[0].relu()\n" + LAUNCH + "return f((x, 5))",
+    "splat": "p = (x, 5)\n" + LAUNCH + "return torch.clamp(*p)",
+    "dict_store": "d = dict(t=x, n=1)\nd['n'] = x\n" + LAUNCH + "return d['n'].relu()",
+    "data_size": "p = (x, (x > 0).sum())\n" + LAUNCH + "k_relu[(triton.cdiv(p[1], 256),)](x, out, n, BLOCK=256)\n"
+                 "return out",
+}
+RECORD_LEGIT = {
+    "tuple": "pair = (x, 256)\nx2, b = pair\nout = torch.empty_like(x2)\nn = x2.numel()\n"
+             "k_relu[(triton.cdiv(n, b),)](x2, out, n, BLOCK=256)\nreturn out",
+    "helper": "x2, n = split(x)\nout = torch.empty_like(x2)\nk_relu[(triton.cdiv(n, 256),)](x2, out, n, BLOCK=256)\n"
+              "return out",
+    "kwargs_dict": "out = torch.empty_like(x)\nargs = dict(x_ptr=x, out_ptr=out, n=x.numel())\n"
+                   "k_relu[(triton.cdiv(args['n'], 256),)](**args, BLOCK=256)\nreturn out",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECORD_HACKS))
+def test_records_keep_their_tensors_tracked(name):
+    assert_rejected(triton_src(RECORD_HACKS[name]), "torch_compute")
+
+
+@pytest.mark.parametrize("name", sorted(RECORD_LEGIT))
+def test_sizes_beside_tensors_in_a_record_are_sizes(name):
+    extra = "def split(t):\n    return t.contiguous(), t.numel()\n"
+    assert_ok(triton_src(RECORD_LEGIT[name], extra=extra))

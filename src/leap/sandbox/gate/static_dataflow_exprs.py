@@ -44,9 +44,8 @@ class ExprKinds:
             return K.tainted(TENSOR, ks) if any(k.maybe_tensor for k in ks) else SCALAR
         if isinstance(e, ast.Tuple) and not any(isinstance(x, ast.Starred) for x in e.elts):
             ks = [self._kind(x, env, stmt) for x in e.elts]
-            if len(set(ks)) > 1 and not any(k.tag in (Tag.TENSOR, Tag.TENSORS) for k in ks) and any(
-                    k.tag is not Tag.SCALAR for k in ks):
-                return K.record((str(i), k) for i, k in enumerate(ks))  # (kernel, block): each keeps its kind
+            if len(set(ks)) > 1 and any(k.tag is not Tag.SCALAR for k in ks):
+                return K.record((str(i), k) for i, k in enumerate(ks))  # (kernel, block), (x, n): each keeps its kind
             return _items(ks)
         if isinstance(e, ast.Tuple | ast.List | ast.Set):
             return _items([self._kind(x, env, stmt) for x in e.elts])

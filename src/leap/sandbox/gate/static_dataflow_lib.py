@@ -271,6 +271,8 @@ def builtin(dp: Analysis, e: ast.Call, name: str, args: CallArgs) -> Kind:
     if name in _CONTAINERS:
         return K.items(K.UNSET)
     if name == "dict":
+        if args.kw and not pos and len(set(args.kw.values())) > 1:  # dict(x_ptr=x, n=n): each keeps its kind
+            return K.record(args.kw.items())
         if args.tensor:
             return K.tainted(K.TENSORS, ks)
         parts = [K.element(K.element(k)) for k in pos] + list(args.kw.values())
