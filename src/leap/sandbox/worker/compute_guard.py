@@ -26,7 +26,7 @@ from collections.abc import Iterable
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 
-from leap.sandbox.worker import host_reads
+from leap.sandbox.worker import host_reads, triton_frontend
 
 # allocation, views, copies, reshapes, metadata and random fills: moving data, never computing it
 ALLOWED = frozenset("""
@@ -177,6 +177,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     odd_args: list[str] = []
     _count_triton_launches(state, odd_args)
     host_reads.watch(state, noted)
+    uncompilable: list[str] = []  # kernels Triton's front end refuses (`triton_frontend`)
+    triton_frontend.watch(uncompilable)
     profile = host_reads.profiler(state, noted)
     setprofile, getprofile = sys.setprofile, sys.getprofile
     switched: list[str] = []
@@ -212,7 +214,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             out.append(f"the run-time compute backstop was switched off and on by the candidate (armed {state[3]} "
                        f"times, disarmed {state[4]}, for {runs} runs)")
         closure = dispatch.__closure__ or ()
-        live = {id(c.cell_contents) for c in closure if _filled(c)}
+        live = {id(c.cell_contents) for c in closure if triton_frontend.filled(c)}
         if not set(cells) <= live:
             out.append("the run-time compute backstop's state was replaced")
         if not any(m is mode for m in stack()):
@@ -222,6 +224,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if state[2] != before + 1:
             out.append("the run-time compute backstop no longer sees PyTorch ops")
         out += unseen[:1]
+        out += uncompilable[:1]
         out += host_reads.problems(noted, max(state[7], state[6]))
         if odd_args:
             out.append(odd_args[0] + " (a kernel takes tensors, numbers, dtypes and kernels)")
@@ -236,14 +239,6 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         return out
 
     return Guard(arm, disarm, problems, check_output)
-
-
-def _filled(cell) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018 - an empty cell raises
-    except ValueError:
-        return False
-    return True
 
 
 def _watch_switches(state: list, switched: list) -> None:

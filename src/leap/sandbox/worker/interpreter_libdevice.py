@@ -11,6 +11,7 @@ code runs, in interpreter mode only.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -48,6 +49,7 @@ BINARY = {
 }
 TERNARY = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
 _INSTALLED: list[bool] = []
+_ORIGINALS: list[tuple[object, str, object]] = []  # (module, name, Triton's own function)
 
 
 def install() -> bool:
@@ -70,9 +72,23 @@ def install() -> bool:
     for mod in modules:
         for name in [n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))]:
             fn = UNARY.get(name) or BINARY.get(name) or TERNARY.get(name)
+            _ORIGINALS.append((mod, name, getattr(mod, name)))
             setattr(mod, name, _elementwise(name, fn, tl, TensorHandle) if fn else _unsupported(name))
     _INSTALLED.append(True)
     return True
+
+
+@contextlib.contextmanager
+def originals():
+    """Triton's own libdevice functions while the block runs (the front-end check compiles for a GPU)."""
+    patched = [(mod, name, getattr(mod, name)) for mod, name, _ in _ORIGINALS]
+    for mod, name, fn in _ORIGINALS:
+        setattr(mod, name, fn)
+    try:
+        yield
+    finally:
+        for mod, name, fn in patched:
+            setattr(mod, name, fn)
 
 
 def _unsupported(name: str):
