@@ -335,3 +335,14 @@ def test_records_keep_their_tensors_tracked(name):
 def test_sizes_beside_tensors_in_a_record_are_sizes(name):
     extra = "def split(t):\n    return t.contiguous(), t.numel()\n"
     assert_ok(triton_src(RECORD_LEGIT[name], extra=extra))
+
+
+def test_a_constant_in_a_slice_bound_is_not_the_sliced_tensor():
+    """``views.append(x[r:r + STEP])`` puts views of ``x`` in the list, not ``STEP`` (round 17b: ``STEP`` in
+    ``range(0, R, STEP)`` became tensor data)."""
+    body = ("out = torch.empty_like(x)\nviews = []\nfor r in range(0, x.shape[0], STEP):\n"
+            "    views.append(x[r:r + STEP])\nfor i, v in enumerate(views):\n    n = v.numel()\n"
+            "    k_relu[(triton.cdiv(n, 256),)](v, out[i * STEP:(i + 1) * STEP], n, BLOCK=256)\nreturn out")
+    assert_ok(triton_src(body, extra="STEP = 8\n"))
+    hack = body.replace("views.append(x[r:r + STEP])", "views.append(x[r:r + STEP].relu())")
+    assert_rejected(triton_src(hack, extra="STEP = 8\n"), "torch_compute")

@@ -101,6 +101,8 @@ def sources(e: ast.AST | None) -> set[str]:
         for a in [*e.args, *(k.value for k in e.keywords)]:
             out |= sources(a)
         return out
+    if isinstance(e, ast.Subscript):  # an element or a slice of the container; the index is not in it
+        return sources(e.value)
     if isinstance(e, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
         out = set()
         for g in e.generators:
