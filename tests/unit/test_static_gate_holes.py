@@ -346,3 +346,19 @@ def test_a_constant_in_a_slice_bound_is_not_the_sliced_tensor():
     assert_ok(triton_src(body, extra="STEP = 8\n"))
     hack = body.replace("views.append(x[r:r + STEP])", "views.append(x[r:r + STEP].relu())")
     assert_rejected(triton_src(hack, extra="STEP = 8\n"), "torch_compute")
+
+
+@pytest.mark.parametrize("tail, refused", [
+    ("return out", False),
+    ("return d.base.relu()", True),
+    ("e = TensorDescriptor.from_tensor(x.clamp(min=0), [16])\nreturn out", True),
+    ("e = TensorDescriptor.from_tensor(x, [x])\nreturn out", True),
+])
+def test_host_tensor_descriptors_are_views_of_their_tensor(tail, refused):
+    """Triton's host ``TensorDescriptor`` (``from_tensor(x, block)``) is a kernel argument describing ``x``."""
+    src = triton_src(LAUNCH + "d = TensorDescriptor.from_tensor(x, [16])\n" + tail,
+                     extra="from triton.tools.tensor_descriptor import TensorDescriptor\n")
+    if refused:
+        assert_rejected(src)
+    else:
+        assert_ok(src)

@@ -57,6 +57,10 @@ def _escape(dp: Analysis, k: Kind) -> None:
             _escape(dp, sub)
 
 
+_DESCRIPTORS = frozenset({"triton.tools.tensor_descriptor.TensorDescriptor",
+                          "triton.tools.tensor_descriptor.TensorDescriptor.from_tensor"})
+
+
 def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
     root, last = q.split(".")[0], q.rsplit(".", 1)[-1]
     if root == "torch":
@@ -77,6 +81,11 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
         if fac is None and "default" in args.kw:
             return args.kw["default"]
     ks = args.kinds()
+    if q in _DESCRIPTORS:  # a kernel argument describing blocks of a tensor: that tensor, seen through it
+        base, rest = (args.pos[0], [*args.pos[1:], *args.kw.values()]) if args.pos else (UNKNOWN, ks)
+        if base.has_data or base.tag is not Tag.TENSOR or any(k.maybe_tensor for k in rest):
+            dp.unknown(e, f"{q}() of something other than a tensor and its sizes")
+        return TENSOR
     if root == "triton":
         if last in ("cdiv", "next_power_of_2"):
             if any(k.tag is Tag.TENSOR for k in ks):

@@ -62,6 +62,9 @@ FORBIDDEN_PREFIXES = (
     "typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref", "typing_extensions.get_type_hints",
     "typing_extensions.ForwardRef", "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",
 )
+# exceptions to `FORBIDDEN_PREFIXES`: Triton's host-side tensor descriptor (a kernel argument describing a
+# tensor's blocks, as in Triton's persistent-matmul tutorial)
+ALLOWED_UNDER_FORBIDDEN = ("triton.tools.tensor_descriptor",)
 # os and sys: only these names.
 OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.basename", "os.path.dirname",
                         "os.path.splitext", "os.cpu_count", "os.sep", "os.name", "os.linesep", "os.pathsep"})

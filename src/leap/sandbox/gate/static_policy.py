@@ -48,7 +48,7 @@ def forbidden_qualname(q: str) -> str | None:
     if root == "sys" and q not in T.SYS_ALLOWED:
         return f"{q} is not allowed"
     for p in T.FORBIDDEN_PREFIXES:
-        if q == p or q.startswith(p + "."):
+        if (q == p or q.startswith(p + ".")) and not q.startswith(T.ALLOWED_UNDER_FORBIDDEN):
             return f"{q} is not allowed"
     parts = q.split(".")
     if parts[-1] in T.FORBIDDEN_METHODS:  # a hook registrar or storage accessor, however it is imported

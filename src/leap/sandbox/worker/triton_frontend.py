@@ -195,20 +195,17 @@ def _signature(jit, arguments: dict) -> tuple[dict, dict]:
         value = arguments[param.name]
         if isinstance(value, InterpretedFunction):
             value = _jit(value.fn)
-        if param.is_constexpr or value is None or not _typed(value):
+        if param.is_constexpr or _constant(value):
             signature[param.name] = "constexpr"
             constexprs[param.name] = getattr(value, "value", value)
-        else:
+        else:  # tensors, numbers, descriptors, tuples of them; anything else raises: the check is skipped
             signature[param.name] = mangle_type(value)
     return signature, constexprs
 
 
-def _typed(value) -> bool:
-    """Whether Triton passes ``value`` as a typed argument (tensors, numbers, tuples of them)."""
-    import numbers
+def _constant(value) -> bool:
+    """Whether Triton takes ``value`` as a compile-time constant (None, a dtype, a string, a kernel)."""
+    import triton.language as tl
+    from triton.runtime.jit import JITFunction
 
-    import torch
-
-    if isinstance(value, tuple):
-        return all(_typed(v) for v in value)
-    return isinstance(value, torch.Tensor | numbers.Number)
+    return value is None or isinstance(value, tl.dtype | tl.constexpr | str | JITFunction)
