@@ -181,7 +181,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     triton_frontend.watch(uncompilable)
     profile = host_reads.profiler(state, noted)
     setprofile, getprofile = sys.setprofile, sys.getprofile
-    switched: list[str] = []
+    switched: dict[str, int] = {}
     _watch_switches(state, switched)
     cells = (id(seen), id(state), id(allowed), id(made))
 
@@ -203,7 +203,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         state[0] = False
         state[4] += 1
         if getprofile() is not profile:
-            switched.append("sys.setprofile")
+            switched["sys.setprofile"] = 1
         setprofile(None)
         state[7] = max(state[7], state[6])
 
@@ -230,7 +230,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             out.append(odd_args[0] + " (a kernel takes tensors, numbers, dtypes and kernels)")
         if switched:
             out.append("the run-time compute backstop was switched off during forward (" +
-                       ", ".join(sorted(set(switched))[:3]) + ")")
+                       ", ".join(sorted(switched)[:3]) + ")")
         if need_launch and state[1] == 0:
             out.append("no Triton kernel ran during forward")
         if seen and (rules != "kernelbench" or state[1] == 0):
@@ -241,7 +241,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     return Guard(arm, disarm, problems, check_output)
 
 
-def _watch_switches(state: list, switched: list) -> None:
+def _watch_switches(state: list, switched: dict) -> None:
     """Replace each of `SWITCHES` by a wrapper that notes its use while armed, then does what it did."""
     import importlib
 
@@ -251,17 +251,7 @@ def _watch_switches(state: list, switched: list) -> None:
             original = getattr(mod, attr)
         except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
             continue
-        setattr(mod, attr, _noting(original, f"{mod_name}.{attr}", state, switched))
-
-
-def _noting(original, name: str, state: list, switched: list):
-    def call(*args, **kwargs):
-        if state[0]:
-            switched.append(name)
-        return original(*args, **kwargs)
-
-    call.__name__ = call.__qualname__ = getattr(original, "__name__", name)
-    return call
+        setattr(mod, attr, host_reads.noting(original, f"{mod_name}.{attr}", state, switched))
 
 
 def _count_triton_launches(state: list, odd_args: list) -> None:

@@ -54,17 +54,17 @@ def watch(state: list, noted: dict) -> None:
 
     for cls, attr in READERS:
         if hasattr(cls, attr):
-            setattr(cls, attr, _noting(getattr(cls, attr), f"{cls.__name__}.{attr}", state, noted, False))
+            setattr(cls, attr, noting(getattr(cls, attr), f"{cls.__name__}.{attr}", state, noted, False))
     for cls, attr in STORAGE_GETTERS:
         if hasattr(cls, attr):
-            setattr(cls, attr, _noting(getattr(cls, attr), f"{cls.__name__}.{attr}", state, noted, True))
+            setattr(cls, attr, noting(getattr(cls, attr), f"{cls.__name__}.{attr}", state, noted, True))
     for mod_name, attr in MODULE_READERS:
         try:
             mod = importlib.import_module(mod_name)
             original = getattr(mod, attr)
         except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
             continue
-        setattr(mod, attr, _noting(original, f"{mod_name}.{attr}", state, noted, False))
+        setattr(mod, attr, noting(original, f"{mod_name}.{attr}", state, noted, False))
     torch.Tensor.tolist = _counting_tolist(torch.Tensor.tolist, state)
 
 
@@ -91,7 +91,9 @@ def profiler(state: list, noted: dict):
     return profile
 
 
-def _noting(original, name: str, state: list, noted: dict, outside_launch_only: bool):
+def noting(original, name: str, state: list, noted: dict, outside_launch_only: bool = False):
+    """``original`` wrapped: each call while armed (``state[0]``; with ``outside_launch_only``, not inside a
+    launch) is counted in ``noted[name]``."""
     def call(*args, **kwargs):
         if state[0] and not (outside_launch_only and state[5]):
             noted[name] = noted.get(name, 0) + 1

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-_INSTALLED: list[bool] = []
-
 
 def to_f32(bits: np.ndarray) -> np.ndarray:
     """bf16 bit patterns (uint16) -> float32 values."""
@@ -31,15 +29,31 @@ def to_bf16(values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(v), np.uint16(0x7FC0), out)
 
 
-def install() -> bool:
-    """Patch the interpreter once (True when patched, False without Triton's interpreter)."""
-    if _INSTALLED:
+def patch_once(patch):
+    """``install()`` for an interpreter patch: runs ``patch`` once, True when patched, False when Triton (or the
+    part it patches) cannot be imported."""
+    done: list[bool] = []
+
+    def install() -> bool:
+        if done:
+            return True
+        try:
+            patch()
+        except ImportError:  # pragma: no cover - no triton
+            return False
+        done.append(True)
         return True
-    try:
-        import triton.language as tl
-        from triton.runtime import interpreter as interp
-    except ImportError:  # pragma: no cover - no triton
-        return False
+
+    install.__doc__ = patch.__doc__
+    return install
+
+
+@patch_once
+def install() -> None:
+    """Patch the interpreter's bf16 arithmetic (once)."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
     builder = interp.InterpreterBuilder
     handle = interp.TensorHandle
     bf16 = tl.bfloat16
@@ -92,8 +106,6 @@ def install() -> bool:
     builder.create_fma = create_fma
     _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle)
     _patch_reductions(interp, bf16, widen, handle)
-    _INSTALLED.append(True)
-    return True
 
 
 def _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle) -> None:

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from leap.sandbox.worker.interpreter_bf16 import to_bf16, to_f32
+from leap.sandbox.worker.interpreter_bf16 import patch_once, to_bf16, to_f32
 
 UNSUPPORTED = "is not available in Triton's CPU interpreter"  # the judge's needs_gpu marker
 _erf, _erfc, _lgamma, _gamma = (np.vectorize(f, otypes=[np.float64]) for f in
@@ -48,20 +48,16 @@ BINARY = {
     "sub_rn": np.subtract, "mul_rn": np.multiply, "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
 }
 TERNARY = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
-_INSTALLED: list[bool] = []
 _ORIGINALS: list[tuple[object, str, object]] = []  # (module, name, Triton's own function)
 
 
-def install() -> bool:
-    """Patch the libdevice modules once (True when patched, False without Triton)."""
-    if _INSTALLED:
-        return True
-    try:
-        import triton.language as tl
-        from triton.language.extra import libdevice
-        from triton.runtime.interpreter import TensorHandle
-    except ImportError:  # pragma: no cover - no triton
-        return False
+@patch_once
+def install() -> None:
+    """Patch the libdevice modules (once)."""
+    import triton.language as tl
+    from triton.language.extra import libdevice
+    from triton.runtime.interpreter import TensorHandle
+
     modules = [libdevice]
     try:
         from triton.language.extra.cuda import libdevice as cuda_libdevice
@@ -74,8 +70,6 @@ def install() -> bool:
             fn = UNARY.get(name) or BINARY.get(name) or TERNARY.get(name)
             _ORIGINALS.append((mod, name, getattr(mod, name)))
             setattr(mod, name, _elementwise(name, fn, tl, TensorHandle) if fn else _unsupported(name))
-    _INSTALLED.append(True)
-    return True
 
 
 @contextlib.contextmanager

@@ -12,18 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-_INSTALLED: list[bool] = []
+from leap.sandbox.worker.interpreter_bf16 import patch_once
 
 
-def install() -> bool:
-    """Patch the interpreter's masked memory ops once (True when patched, False without the interpreter)."""
-    if _INSTALLED:
-        return True
-    try:
-        import triton.language as tl
-        from triton.runtime import interpreter as interp
-    except ImportError:  # pragma: no cover - no triton
-        return False
+@patch_once
+def install() -> None:
+    """Patch the interpreter's masked memory ops (once)."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
     builder, handle = interp.InterpreterBuilder, interp.TensorHandle
 
     def boolean(mask):
@@ -45,5 +42,3 @@ def install() -> bool:
 
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw = create_atomic_rmw
-    _INSTALLED.append(True)
-    return True

@@ -93,18 +93,41 @@ def _compile(jit, signature: dict, constexprs: dict, compilation_error) -> Excep
 
 
 def _pristine() -> list[tuple[dict, str, object]]:
-    """Triton's language namespaces as imported (modules and their classes), before any launch: a device
-    function called inside a kernel patches ``triton.language.core`` with the interpreter's semantics and never
-    undoes it (Triton 3.9), which the front end must not see."""
+    """Triton's language namespaces as imported, before any launch: a device function called inside a kernel
+    patches ``triton.language.core`` with the interpreter's semantics and never undoes it (Triton 3.9), which
+    the front end must not see. Patches already left (a launch before this import) are traced back to what
+    they replaced: the wrapped builtin, or the same name in ``triton.language``."""
     import sys
 
     try:
-        import triton.language  # noqa: F401 - the namespaces to keep
+        import triton.language as tl
     except ImportError:  # pragma: no cover - no triton
         return []
-    return [(vars(mod), k, v) for name, mod in list(sys.modules.items())
-            if name.startswith("triton.language") and mod is not None
-            for k, v in vars(mod).items() if not k.startswith("__")]
+    out = []
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("triton.language") or mod is None:
+            continue
+        for key, value in vars(mod).items():
+            if key.startswith("__"):
+                continue
+            if _interpreter_made(value):
+                value = (getattr(value, "__kwdefaults__", None) or {}).get("member", vars(tl).get(key))
+                if value is None or _interpreter_made(value):
+                    continue  # not known: left as it is
+            out.append((vars(mod), key, value))
+    return out
+
+
+def _interpreter_made(value) -> bool:
+    """A function the interpreter's language patches made (or ``print``, its ``static_print``)."""
+    import builtins
+    import functools
+
+    if isinstance(value, functools.partial):
+        value = value.func
+    code = getattr(value, "__code__", None)
+    return value is builtins.print or (code is not None and code.co_filename.endswith(
+        ("runtime/interpreter.py", "runtime\\interpreter.py")))
 
 
 _PRISTINE = _pristine()  # at harness import, before any candidate code or launch
