@@ -182,7 +182,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     profile = host_reads.profiler(state, noted)
     setprofile, getprofile = sys.setprofile, sys.getprofile
     switched: dict[str, int] = {}
-    _watch_switches(state, switched)
+    host_reads.note_module_functions(SWITCHES, state, switched)  # noted while armed, then done
     cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
@@ -239,19 +239,6 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         return out
 
     return Guard(arm, disarm, problems, check_output)
-
-
-def _watch_switches(state: list, switched: dict) -> None:
-    """Replace each of `SWITCHES` by a wrapper that notes its use while armed, then does what it did."""
-    import importlib
-
-    for mod_name, attr in SWITCHES:
-        try:
-            mod = importlib.import_module(mod_name)
-            original = getattr(mod, attr)
-        except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
-            continue
-        setattr(mod, attr, host_reads.noting(original, f"{mod_name}.{attr}", state, switched))
 
 
 def _count_triton_launches(state: list, odd_args: list) -> None:

@@ -50,7 +50,6 @@ def watch(state: list, noted: dict) -> None:
     """Wrap `READERS`, `MODULE_READERS`, `STORAGE_GETTERS` and ``Tensor.tolist``: each use while armed
     (``state[0]``) is counted in ``noted`` (storage getters only outside a launch, ``state[5]`` the launch
     depth; ``tolist`` adds its elements to ``state[6]``, the scalar reads)."""
-    import importlib
 
     for cls, attr in READERS:
         if hasattr(cls, attr):
@@ -58,13 +57,7 @@ def watch(state: list, noted: dict) -> None:
     for cls, attr in STORAGE_GETTERS:
         if hasattr(cls, attr):
             setattr(cls, attr, noting(getattr(cls, attr), f"{cls.__name__}.{attr}", state, noted, True))
-    for mod_name, attr in MODULE_READERS:
-        try:
-            mod = importlib.import_module(mod_name)
-            original = getattr(mod, attr)
-        except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
-            continue
-        setattr(mod, attr, noting(original, f"{mod_name}.{attr}", state, noted, False))
+    note_module_functions(MODULE_READERS, state, noted)
     torch.Tensor.tolist = _counting_tolist(torch.Tensor.tolist, state)
 
 
@@ -89,6 +82,19 @@ def profiler(state: list, noted: dict):
             noted[key] = noted.get(key, 0) + 1
 
     return profile
+
+
+def note_module_functions(names, state: list, noted: dict) -> None:
+    """Replace each ``(module, function)`` of ``names`` by its `noting` wrapper (those this build lacks: none)."""
+    import importlib
+
+    for mod_name, attr in names:
+        try:
+            mod = importlib.import_module(mod_name)
+            original = getattr(mod, attr)
+        except (ImportError, AttributeError):  # pragma: no cover - not in this torch build
+            continue
+        setattr(mod, attr, noting(original, f"{mod_name}.{attr}", state, noted))
 
 
 def noting(original, name: str, state: list, noted: dict, outside_launch_only: bool = False):
