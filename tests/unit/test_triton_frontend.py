@@ -46,11 +46,13 @@ def plain_global(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, tl.load(x_ptr + offs) * SCALE)
 
 
-def test_host_python_bodies_are_refused_and_honest_kernels_run():
+def test_host_python_bodies_are_refused_and_honest_kernels_run(monkeypatch):
     from triton.compiler.errors import CompilationError
+    from triton.runtime.interpreter import InterpretedFunction
 
     from leap.sandbox.worker import triton_frontend
 
+    monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)  # the watch is undone after
     failures: list[str] = []
     assert triton_frontend.watch(failures)
     x = torch.randn(300)
@@ -63,3 +65,69 @@ def test_host_python_bodies_are_refused_and_honest_kernels_run():
             kernel[(3,)](x, y, 300, BLOCK=128)
         assert words in str(err.value)
     assert len(failures) == 2 and "does not compile as Triton for a GPU" in failures[0]
+
+
+FLAG = tl.constexpr(False)
+
+
+@triton.jit
+def flagged(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if FLAG:
+        i: float = len(range(tl.program_id(0)))
+        tl.store(y_ptr + i, math.tanh(tl.load(x_ptr + i)))
+    else:
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@triton.jit
+def strided(x_ptr, y_ptr, strides, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs * strides[1], tl.load(x_ptr + offs * strides[1], mask=offs < n), mask=offs < n)
+
+
+def _factory(mode):
+    @triton.jit
+    def made(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * FLAG_SCALE + mode, mask=offs < n)
+
+    return made
+
+
+FLAG_SCALE = 1.0
+
+
+def test_what_is_checked_is_what_runs(monkeypatch):
+    """Launch options do not skip the check; a constexpr global flipped after a check is checked again; a
+    closure name the module binds otherwise is refused; a tuple with a contiguous stride (a 1) compiles."""
+    from triton.compiler.errors import CompilationError
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from leap.sandbox.worker import triton_frontend
+
+    monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)
+    failures: list[str] = []
+    triton_frontend.watch(failures)
+    x, y = torch.randn(64), torch.empty(64)
+    with pytest.raises(CompilationError):
+        host_python[(1,)](x, y, 64, BLOCK=64, num_warps=4)
+    flagged[(1,)](x, y, 64, BLOCK=64)
+    monkeypatch.setattr(FLAG, "value", True)
+    with pytest.raises(CompilationError):
+        flagged[(1,)](x, y, 64, BLOCK=64)
+    strided[(1,)](x, y, (64, 1), 64, BLOCK=64)
+    assert torch.equal(y, x)
+    made = _factory(tl.constexpr(0.0))
+    monkeypatch.setitem(globals(), "mode", 1.0)
+    with pytest.raises(triton_frontend.KernelCheckError, match="enclosing function"):
+        made[(1,)](x, y, 64, BLOCK=64)
+
+
+def test_the_interpreter_finds_the_def_statement_not_a_def_line_in_a_docstring():
+    from leap.sandbox.worker.interpreter_rewrite import def_line
+
+    lines = ['@triton.jit\n', 'def k(x):\n', '    """Example:\n', '\n', 'def k(x):\n', '    pass\n',
+             '"""\n', '    return x\n']
+    assert def_line(lines, "k") == 2
+    assert def_line(['@jit\n', 'def k(x):\n', '    if x:\n', '        def k(y):\n', '            pass\n'], "k") == 2

@@ -21,15 +21,16 @@ from leap.sandbox.worker.host_check import excess_us
 from leap.tasks.task import Task
 
 INIT_SEED = 42
-COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure",  # triton
+COMPILE_KINDS = ("CompilationError", "CompileTimeAssertionFailure", "KernelCheckError",  # triton, its front end
                  "CompileException", "NVRTCError")  # cupy / cuda.core NVRTC
 NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "no cuda gpus are available",
                      "cuda driver initialization failed", "autotun", "cannot access cuda", "cuda is not available",
                      "active drivers",  # triton 3.9: an autotuner benchmarking with no GPU driver
-                     "is not available in triton's cpu interpreter")  # worker/interpreter_libdevice.UNSUPPORTED
+                     "is not available in triton's cpu interpreter",  # worker/interpreter_libdevice.UNSUPPORTED
+                     "inline_asm not supported in interpreter mode")  # Triton's interpreter
 # where those errors start (`needs_gpu_error`): torch's CUDA initialisation, Triton's driver lookup (an autotuner
 # or a benchmark with no GPU), the interpreter's libdevice stand-ins
-NEEDS_GPU_ORIGINS = ("/torch/cuda/", "/triton/runtime/driver.py", "/triton/backends/",
+NEEDS_GPU_ORIGINS = ("/torch/cuda/", "/triton/runtime/driver.py", "/triton/backends/", "/triton/runtime/interpreter.py",
                      "/leap/sandbox/worker/interpreter_libdevice.py")
 NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors, autotuning or a libdevice "
                     "function the CPU interpreter cannot run): {why}. It was not judged here.")

@@ -4,10 +4,13 @@ Under Triton's CPU interpreter a ``@triton.jit`` body runs as plain Python: a "k
 into a Python int through ``len(range(t))``, calls ``math.tanh`` on it or keeps it out of the interpreter's
 rewrite with an annotated assignment computes on the host, and the interpreter runs it (a red-team pass,
 2026-12-05, got ``ok`` that way). Such a body does not compile for a GPU. `watch` wraps the interpreter's
-launch: before a kernel first runs with a given signature, Triton's own front end (AST to TTIR, for an
-NVIDIA target; no GPU or driver needed) compiles it with the launch's argument types and constexpr values.
-A `CompilationError` there is the candidate's (the kernel is refused); any other failure of the check itself
-(an API this Triton lacks, an argument it cannot type) skips it, never blaming the candidate.
+launch: before a kernel runs with a given signature and the values it reads from its module, Triton's own
+front end (AST to TTIR, for an NVIDIA target; no GPU or driver needed) compiles it with the launch's argument
+types and constexpr values. What the front end compiles must be what the interpreter runs: a kernel whose
+closure shadows a module global (the interpreter reads the global), or whose constexpr parameters the two read
+differently (string annotations), is refused; the interpreter finds the ``def`` as the front end does
+(`interpreter_rewrite`). Once the check has run in this process (`available`), every failure of it is the
+candidate's `KernelCheckError` (a compile error), so no launch can make it skip.
 """
 
 from __future__ import annotations
@@ -15,14 +18,22 @@ from __future__ import annotations
 import contextlib
 import inspect
 
+try:
+    import triton.language as tl
+except ImportError:  # pragma: no cover - no triton
+    tl = None
+
 TARGET = ("cuda", 90, 32)  # an H100-class target: what the GPU judge compiles for
 
 
+class KernelCheckError(Exception):
+    """A launched kernel the front-end check cannot accept (read by the judge as a compile error)."""
+
+
 def watch(failures: list[str]) -> bool:
-    """Wrap the interpreter's ``InterpretedFunction.run``: a kernel whose body the front end refuses raises its
-    `CompilationError` at launch and is noted in ``failures`` (also when the candidate catches it)."""
+    """Wrap the interpreter's ``InterpretedFunction.run``: a kernel the check refuses raises at launch and is
+    noted in ``failures`` (also when the candidate catches the error)."""
     try:
-        from triton.compiler.errors import CompilationError
         from triton.runtime.interpreter import InterpretedFunction
     except ImportError:  # pragma: no cover - no triton
         return False
@@ -30,7 +41,7 @@ def watch(failures: list[str]) -> bool:
     checked: dict[tuple, Exception | None] = {}
 
     def run(self, *args, grid, warmup, **kwargs):
-        refused = _check(self, args, kwargs, checked, CompilationError)
+        refused = _check(self, args, kwargs, checked)
         if refused is not None:
             failures.append(f"the kernel {self.fn.__name__} does not compile as Triton for a GPU: {refused}")
             raise refused
@@ -40,36 +51,63 @@ def watch(failures: list[str]) -> bool:
     return True
 
 
-def _check(kernel, args, kwargs, checked: dict, compilation_error) -> Exception | None:
-    """None when ``kernel`` compiles for `TARGET` with these arguments (or the check cannot run here), else the
-    front end's `CompilationError`."""
+def _check(kernel, args, kwargs, checked: dict) -> Exception | None:
+    """None when ``kernel`` compiles for `TARGET` with these arguments (or the check cannot run in this
+    process at all), else why not."""
+    if not available():
+        return None
     try:
         fn = kernel.fn
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        params = inspect.signature(fn).parameters  # launch options (num_warps, ...) are not the kernel's
+        bound = inspect.signature(fn).bind(*args, **{k: v for k, v in kwargs.items() if k in params})
         bound.apply_defaults()
         jit = _jit(fn)
+        _same_reading(fn, jit)
         signature, constexprs = _signature(jit, bound.arguments)
-        key = (id(fn), tuple(signature.items()), tuple((k, repr(v)) for k, v in constexprs.items()))
-    except Exception:  # noqa: BLE001 - arguments the check cannot type: the launch itself reports problems
-        return None
+        key = (id(fn), tuple(signature.items()), tuple((k, repr(v)) for k, v in constexprs.items()),
+               _fingerprint(fn, set()))
+    except KernelCheckError as exc:
+        return exc
+    except Exception as exc:  # noqa: BLE001 - a launch the check cannot type is not checked: refused
+        return KernelCheckError(f"the launch could not be typed as Triton's launcher types it "
+                                f"({type(exc).__name__}: {exc})")
     if key not in checked:
-        checked[key] = _compile(jit, signature, constexprs, compilation_error)
+        checked[key] = _compile(jit, signature, constexprs)
     return checked[key]
 
 
+_AVAILABLE: list[bool] = []
+
+
+def available() -> bool:
+    """Whether Triton's front end runs in this process (probed once, on a kernel of the harness's own)."""
+    if not _AVAILABLE:
+        try:
+            _AVAILABLE.append(tl is not None and _compile(_jit(_probe), {"x_ptr": "*fp32", "n": "i32",
+                                                                          "BLOCK": "constexpr"},
+                                                          {"BLOCK": 16}, probe=True) is None)
+        except Exception:  # noqa: BLE001 - no front end here
+            _AVAILABLE.append(False)
+    return _AVAILABLE[0]
+
+
+def _probe(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+
+
 class _Unavailable(Exception):
-    """The check met an interpreter object it cannot compile through: skipped, never the candidate's."""
+    """The front end reached an interpreter object the check did not turn into a ``JITFunction``."""
 
 
-def _compile(jit, signature: dict, constexprs: dict, compilation_error) -> Exception | None:
+def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> Exception | None:
+    from triton._C.libtriton import ir
+    from triton.backends import backends
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import ASTSource
+    from triton.compiler.errors import CompilationError
+
     try:
-        from triton._C.libtriton import ir
-        from triton.backends import backends
-        from triton.backends.compiler import GPUTarget
-        from triton.compiler.compiler import ASTSource
-
-        from leap.sandbox.worker import interpreter_libdevice
-
         target = GPUTarget(*TARGET)
         backend = backends["nvidia"].compiler(target)
         options = backend.parse_options({})
@@ -77,19 +115,77 @@ def _compile(jit, signature: dict, constexprs: dict, compilation_error) -> Excep
         ir.load_dialects(context)
         backend.load_dialects(context)
         src = ASTSource(jit, signature, constexprs)
-        with interpreter_libdevice.originals(), _as_jit(jit.fn):
+        with _as_jit(jit.fn):
             src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
                         context)
-    except compilation_error as exc:
+    except Exception as exc:
+        if probe:
+            raise
         cause = exc
         while cause is not None:
             if isinstance(cause, _Unavailable):
-                return None
+                return KernelCheckError(f"it calls the kernel {cause} through a value Triton cannot call from a "
+                                        "kernel (call it by its name)")
             cause = cause.__cause__ or cause.__context__
-        return exc
-    except Exception:  # noqa: BLE001 - the check could not run here (another Triton): skipped
-        return None
+        return exc if isinstance(exc, CompilationError) else KernelCheckError(f"{type(exc).__name__}: {exc}")
     return None
+
+
+def _same_reading(fn, jit) -> None:
+    """Refuse a kernel that the interpreter would run differently from what the front end compiles: names it
+    reads from an enclosing function that the interpreter's namespace binds to another object (it re-executes
+    the source in the module's globals), or parameters whose constexpr-ness the two read differently."""
+    import builtins
+
+    from triton.runtime import interpreter
+    from triton.runtime.jit import _normalize_ty
+
+    # the interpreter's namespace: the module's globals, then its own (it copies in those the module lacks)
+    missing = object()
+    closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents if filled(c) else missing
+                                                 for c in fn.__closure__ or ()), strict=False))
+    shadowed = sorted(n for n, v in closure.items()
+                      if next((ns[n] for ns in (fn.__globals__, vars(interpreter), vars(builtins)) if n in ns),
+                              v) is not v)
+    if shadowed:
+        raise KernelCheckError(f"it reads {', '.join(shadowed)} from an enclosing function, and the module binds "
+                               "the same name to something else (give the kernel's value its own name)")
+    interpreted = {n for n, ty in inspect.get_annotations(fn).items() if _normalize_ty(ty) == "constexpr"}
+    compiled = {p.name for p in jit.params if p.is_constexpr}
+    if interpreted != compiled:
+        raise KernelCheckError(f"parameters {', '.join(sorted(interpreted ^ compiled))} are tl.constexpr to one "
+                               "reading of the annotations and not to the other: annotate them `tl.constexpr`")
+
+
+def _fingerprint(fn, seen: set, depth: int = 0) -> tuple:
+    """The values a kernel (and the kernels it calls) reads from its module and closure, as far as they decide
+    what compiles: constants by value, other objects by identity."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    if id(fn) in seen or depth > 8:
+        return ()
+    seen.add(id(fn))
+    names: set[str] = set()
+    todo = [fn.__code__]
+    while todo:
+        code = todo.pop()
+        names |= set(code.co_names) | set(code.co_freevars)
+        todo += [c for c in code.co_consts if inspect.iscode(c)]
+    scope = dict(fn.__globals__)
+    scope.update(zip(fn.__code__.co_freevars, (c.cell_contents if filled(c) else None
+                                                  for c in fn.__closure__ or ()), strict=False))
+    out = []
+    for name in sorted(names):
+        value = scope.get(name)
+        if isinstance(value, tl.constexpr):
+            out.append((name, "c", repr(value.value)))
+        elif value is None or isinstance(value, int | float | str | bool):
+            out.append((name, "v", repr(value)))
+        elif isinstance(value, InterpretedFunction):
+            out.append((name, "k", id(value), _fingerprint(value.fn, seen, depth + 1)))
+        else:
+            out.append((name, "id", id(value)))
+    return tuple(out)
 
 
 def _pristine() -> list[tuple[dict, str, object]]:
@@ -147,13 +243,17 @@ def _jit(fn):
 @contextlib.contextmanager
 def _as_jit(fn):
     """While the front end runs: every ``InterpretedFunction`` that Triton's language modules, ``fn``'s globals
-    and closure (and theirs, in turn) hold is its ``JITFunction``, and calling one is `_Unavailable` (an
-    interpreter call would patch the language for good)."""
+    and closure (and theirs, in turn) hold is its ``JITFunction``, every libdevice numpy body Triton's own
+    function, and calling an ``InterpretedFunction`` is `_Unavailable` (an interpreter call would patch the
+    language for good)."""
     import sys
 
     from triton.runtime.interpreter import InterpretedFunction
 
+    from leap.sandbox.worker.interpreter_libdevice import stand_ins as libdevice_stand_ins
+
     swapped: list[tuple[object, str | None, object]] = []  # (dict or cell, key, original)
+    stand_ins = libdevice_stand_ins()
     for scope, key, value in _PRISTINE:  # the interpreter's patches that a launch left behind, undone
         if scope.get(key, value) is not value:
             swapped.append((scope, key, scope[key]))
@@ -166,7 +266,10 @@ def _as_jit(fn):
         if cells:
             cell = cells.pop()
             value = cell.cell_contents if filled(cell) else None
-            if isinstance(value, InterpretedFunction):
+            if id(value) in stand_ins:
+                swapped.append((cell, None, value))
+                cell.cell_contents = stand_ins[id(value)]
+            elif isinstance(value, InterpretedFunction):
                 swapped.append((cell, None, value))
                 cell.cell_contents = _jit(value.fn)
                 todo.append(value.fn.__globals__)
@@ -177,7 +280,10 @@ def _as_jit(fn):
             continue
         seen.add(id(scope))
         for key, value in list(scope.items()):
-            if isinstance(value, InterpretedFunction):
+            if id(value) in stand_ins:  # ``from ...libdevice import erf``: the harness's numpy body, by name
+                swapped.append((scope, key, value))
+                scope[key] = stand_ins[id(value)]
+            elif isinstance(value, InterpretedFunction):
                 swapped.append((scope, key, value))
                 scope[key] = _jit(value.fn)
                 todo.append(value.fn.__globals__)
@@ -212,18 +318,33 @@ def _signature(jit, arguments: dict) -> tuple[dict, dict]:
     from triton.runtime.interpreter import InterpretedFunction
     from triton.runtime.jit import mangle_type
 
-    signature: dict[str, str] = {}
-    constexprs: dict[str, object] = {}
-    for param in jit.params:
+    signature: dict[str, object] = {}
+    constexprs: dict[object, object] = {}
+    for i, param in enumerate(jit.params):
         value = arguments[param.name]
         if isinstance(value, InterpretedFunction):
             value = _jit(value.fn)
         if param.is_constexpr or _constant(value):
+            value = getattr(value, "value", value)
             signature[param.name] = "constexpr"
-            constexprs[param.name] = getattr(value, "value", value)
+            constexprs[param.name] = _jit(value.fn) if isinstance(value, InterpretedFunction) else value
+        elif param.annotation_type:  # ``n: tl.float32``: typed by its annotation, as Triton's launcher does
+            signature[param.name] = param.annotation_type
         else:  # tensors, numbers, descriptors, tuples of them; anything else raises: the check is skipped
-            signature[param.name] = mangle_type(value)
+            signature[param.name] = ty = mangle_type(value)
+            constexprs.update(_tuple_constants(ty, value, (i,)))
     return signature, constexprs
+
+
+def _tuple_constants(ty, value, path: tuple) -> dict:
+    """The values a tuple argument's ``constexpr`` entries stand for (Triton specialises a 1 in a tuple, e.g.
+    a contiguous stride), keyed by their path."""
+    if not isinstance(ty, tuple):
+        return {path: value} if ty == "constexpr" else {}
+    out: dict = {}
+    for j, (t, v) in enumerate(zip(ty, value, strict=True)):
+        out.update(_tuple_constants(t, v, (*path, j)))
+    return out
 
 
 def _constant(value) -> bool:

@@ -1,0 +1,57 @@
+"""HACK: a constexpr global picks the branch; a warm-up launch in __init__ with HOST=False gets the front-end check cached for the signature, then __init__ sets HOST=True; forward's launches (same signature) are not re-checked and run the host-Python branch."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("rejected", "compile_error")
+DEVICE = "cpu"
+
+
+HOST = tl.constexpr(False)
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, PER: tl.constexpr):
+    if HOST:
+        p: float = len(range(tl.program_id(0)))
+        total: float = len(range(n))
+        for j in range(PER):
+            i: float = p * PER + j
+            if i < total:
+                u = tl.load(x_ptr + i).to(tl.int32, bitcast=True)
+                lo: float = len(range(u & 0xFFFF))
+                hi: float = len(range((u >> 16) & 0xFFFF))
+                e: float = (hi >> 7) & 255
+                m: float = ((hi & 127) << 16) | lo
+                if e == 0:
+                    f: float = m * 2.0 ** -149
+                else:
+                    f: float = (m | 0x800000) * 2.0 ** (e - 150)
+                if hi >> 15:
+                    f: float = -f
+                tl.store(out_ptr + i, math.tanh(f))
+    else:
+        pid = tl.program_id(0)
+        offs = pid * PER + tl.arange(0, PER)
+        msk = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=msk), mask=msk)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        global HOST
+        d = torch.zeros(256)
+        o = torch.empty_like(d)
+        tanh_kernel[(1,)](d, o, 256, PER=256)
+        HOST = tl.constexpr(True)
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, PER=256)
+        return out
