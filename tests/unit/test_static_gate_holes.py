@@ -362,3 +362,23 @@ def test_host_tensor_descriptors_are_views_of_their_tensor(tail, refused):
         assert_rejected(src)
     else:
         assert_ok(src)
+
+
+@pytest.mark.parametrize("made, refused", [
+    ("k2 = triton.jit(_body, do_not_specialize=['n'])", False),
+    ("k2 = triton.heuristics({'B2': lambda a: 64})(triton.jit(_body))", False),
+    ("k2 = triton.heuristics({'B2': lambda a: a['x_ptr'].relu().sum() > 0})(triton.jit(_body))", True),
+    ("k2 = triton.autotune(configs=[triton.Config({}, pre_hook=lambda a: a['o_ptr'].copy_(a['x_ptr'].relu()))], "
+     "key=['n'])(triton.jit(_body))", True),
+])
+def test_decorators_applied_by_call_are_decorators(made, refused):
+    """``k = triton.heuristics(h)(triton.jit(fn, **opts))`` reads as the decorated ``def k`` (round 18b)."""
+    extra = ("def _body(x_ptr, o_ptr, n, BLOCK: tl.constexpr, B2: tl.constexpr = 64):\n"
+             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+             "    tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n\n\n" + made + "\n")
+    src = triton_src("out = torch.empty_like(x)\nn = x.numel()\nk2[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)\n"
+                     "return out", extra=extra)
+    if refused:
+        assert_rejected(src)
+    else:
+        assert_ok(src)

@@ -33,6 +33,7 @@ from leap.sandbox.gate.cpp_includes import include_problem
 from leap.sandbox.gate.static_bindings import rebinding_problems
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
+from leap.sandbox.gate.static_index import decorators_by_call
 from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
 from leap.sandbox.gate.static_scopes import plain_annotation
@@ -152,7 +153,7 @@ def _strict_word(g: GateResult) -> str:
 
 
 def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops, rules: str) -> GateResult:
-    tree = _ConstGetattr().visit(tree)
+    tree = decorators_by_call(_ConstGetattr().visit(tree))
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     if "ModelNew" not in classes:
         return _fail(source, [Finding("format", 0, 0, "no top-level class ModelNew")], status="format_error")

@@ -143,3 +143,56 @@ def kernel_defs(ix: ModuleIndex) -> list[ast.FunctionDef]:
     for cname, cls in ix.classes.items():
         out += [s for s in cls.body if isinstance(s, ast.FunctionDef) and (cname, s.name) in ix.jit_methods]
     return out
+
+
+def decorators_by_call(tree: ast.Module) -> ast.Module:
+    """``k = triton.heuristics(h)(triton.jit(fn, **opts))`` (Triton's decorators applied by calls, the style of
+    Triton's own tutorials) read as ``@triton.heuristics(h) @triton.jit(**opts) def k``, so the rules for
+    decorated kernels apply. Only when ``fn`` is a plain module-level ``def`` named nowhere else and ``k`` is
+    bound nowhere else: then the file runs as the rewritten one reads."""
+    ix = ModuleIndex(tree)
+    defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
+    for stmt in list(tree.body):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        decorators, inner = [], stmt.value
+        while isinstance(inner, ast.Call):
+            deco = _applied_decorator(ix, inner)
+            if deco is None:
+                break
+            decorators.append(deco)
+            inner = inner.args[0]
+        k, fn = stmt.targets[0].id, getattr(inner, "id", None)
+        bindings = sum(S.binding_mention(n, k) for n in ast.walk(tree))
+        if not decorators or fn not in defs or _mentions(tree, fn) != 2 or bindings != 1 or k in defs:
+            continue
+        node = defs[fn]
+        node.name, node.decorator_list = k, decorators
+        tree.body.remove(stmt)
+    return tree
+
+
+def _applied_decorator(ix: ModuleIndex, call: ast.Call) -> ast.expr | None:
+    """The decorator a call applies to its single positional argument: ``triton.jit(fn, **opts)`` ->
+    ``triton.jit(**opts)``; ``triton.autotune(...)(x)`` -> ``triton.autotune(...)``; else None."""
+    if len(call.args) != 1 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    if ix.qualname(call.func) in JIT_DECORATORS:
+        if not call.keywords:
+            return call.func
+        return ast.copy_location(ast.Call(func=call.func, args=[], keywords=call.keywords), call)
+    if (isinstance(call.func, ast.Call) and not call.keywords and ix.qualname(call.func.func) in JIT_DECORATORS
+            and ix.qualname(call.func.func) != "triton.jit"):
+        return call.func
+    return None
+
+
+def _mentions(tree: ast.AST, name: str) -> int:
+    """How many nodes name ``name`` (a read, a binding, a def, a parameter, an alias, ...)."""
+    count = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            count += n.id == name
+        else:
+            count += sum(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n))
+    return count

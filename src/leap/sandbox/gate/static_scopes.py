@@ -315,16 +315,17 @@ def binds(tree: ast.AST, name: str) -> bool:
     """Might the candidate bind ``name`` anywhere — an assignment, a match capture, an import alias, a
     parameter, a def, a loop/with/except target, a global declaration? Every mention but a plain read
     counts (conservative)."""
-    return any(_binding_mention(n, name) for n in ast.walk(tree))
+    return any(binding_mention(n, name) for n in ast.walk(tree))
 
 
 def only_a_class(tree: ast.AST, name: str) -> bool:
     """Is ``name`` bound exactly once in the file, by a class statement (`binds`' mentions otherwise)?"""
     classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name]
-    return len(classes) == 1 and not any(_binding_mention(n, name) for n in ast.walk(tree) if n is not classes[0])
+    return len(classes) == 1 and not any(binding_mention(n, name) for n in ast.walk(tree) if n is not classes[0])
 
 
-def _binding_mention(n: ast.AST, name: str) -> bool:
+def binding_mention(n: ast.AST, name: str) -> bool:
+    """Does node ``n`` bind ``name`` (anything but a plain read of it, conservatively)?"""
     if isinstance(n, ast.Name):
         return n.id == name and not isinstance(n.ctx, ast.Load)
     return any(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n))
