@@ -57,15 +57,7 @@ def _check(kernel, args, kwargs, checked: dict) -> Exception | None:
     if not available():
         return None
     try:
-        fn = kernel.fn
-        params = inspect.signature(fn).parameters  # launch options (num_warps, ...) are not the kernel's
-        bound = inspect.signature(fn).bind(*args, **{k: v for k, v in kwargs.items() if k in params})
-        bound.apply_defaults()
-        jit = _jit(fn)
-        _same_reading(fn, jit)
-        signature, constexprs = _signature(jit, bound.arguments)
-        key = (id(fn), tuple(signature.items()), tuple((k, repr(v)) for k, v in constexprs.items()),
-               _fingerprint(fn, set()))
+        jit, signature, constexprs, key = _prepare(kernel.fn, args, kwargs)
     except KernelCheckError as exc:
         return exc
     except Exception as exc:  # noqa: BLE001 - a launch the check cannot type is not checked: refused
@@ -76,16 +68,31 @@ def _check(kernel, args, kwargs, checked: dict) -> Exception | None:
     return checked[key]
 
 
+def _prepare(fn, args, kwargs) -> tuple:
+    """The ``JITFunction``, Triton's signature and constexpr values of one launch of ``fn``, and its cache key."""
+    params = inspect.signature(fn).parameters  # launch options (num_warps, ...) are not the kernel's
+    bound = inspect.signature(fn).bind(*args, **{k: v for k, v in kwargs.items() if k in params})
+    bound.apply_defaults()
+    jit = _jit(fn)
+    _same_reading(fn, jit)
+    signature, constexprs = _signature(jit, bound.arguments)
+    key = (id(fn), tuple(signature.items()), tuple((k, repr(v)) for k, v in constexprs.items()),
+           _fingerprint(fn, set()))
+    return jit, signature, constexprs, key
+
+
 _AVAILABLE: list[bool] = []
 
 
 def available() -> bool:
-    """Whether Triton's front end runs in this process (probed once, on a kernel of the harness's own)."""
+    """Whether the check runs in this process: probed once, along the same path as a launch, on a kernel of the
+    harness's own (another Triton whose internals differ turns the check off rather than refusing everything)."""
     if not _AVAILABLE:
         try:
-            _AVAILABLE.append(tl is not None and _compile(_jit(_probe), {"x_ptr": "*fp32", "n": "i32",
-                                                                          "BLOCK": "constexpr"},
-                                                          {"BLOCK": 16}, probe=True) is None)
+            import torch
+
+            jit, signature, constexprs, _ = _prepare(_probe, (torch.empty(16), 16), {"BLOCK": 16, "num_warps": 4})
+            _AVAILABLE.append(_compile(jit, signature, constexprs, probe=True) is None)
         except Exception:  # noqa: BLE001 - no front end here
             _AVAILABLE.append(False)
     return _AVAILABLE[0]
