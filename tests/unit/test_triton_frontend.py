@@ -53,8 +53,10 @@ def test_host_python_bodies_are_refused_and_honest_kernels_run(monkeypatch):
     from leap.sandbox.worker import triton_frontend
 
     monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)  # the watch is undone after
+    monkeypatch.setattr(InterpretedFunction, "__call__", InterpretedFunction.__call__)
     failures: list[str] = []
     assert triton_frontend.watch(failures)
+    assert triton_frontend.available(), triton_frontend.PROBE_ERROR
     x = torch.randn(300)
     y = torch.empty_like(x)
     for block in (128, 64):  # the second check (a new signature) runs after a launch left the interpreter's
@@ -86,6 +88,15 @@ def strided(x_ptr, y_ptr, strides, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs * strides[1], tl.load(x_ptr + offs * strides[1], mask=offs < n), mask=offs < n)
 
 
+@triton.jit
+def typed_apart(x_ptr, y_ptr, s, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    if isinstance(s, float):  # the interpreter's Python float; the front end's fp32 scalar: another branch
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+    else:
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
 def _factory(mode):
     @triton.jit
     def made(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
@@ -100,13 +111,15 @@ FLAG_SCALE = 1.0
 
 def test_what_is_checked_is_what_runs(monkeypatch):
     """Launch options do not skip the check; a constexpr global flipped after a check is checked again; a
-    closure name the module binds otherwise is refused; a tuple with a contiguous stride (a 1) compiles."""
+    tuple with a contiguous stride (a 1) compiles; a line the interpreter runs that the front end did not
+    compile, a jit function called from host code and a closure name the module binds otherwise are refused."""
     from triton.compiler.errors import CompilationError
     from triton.runtime.interpreter import InterpretedFunction
 
     from leap.sandbox.worker import triton_frontend
 
     monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)
+    monkeypatch.setattr(InterpretedFunction, "__call__", InterpretedFunction.__call__)
     failures: list[str] = []
     triton_frontend.watch(failures)
     x, y = torch.randn(64), torch.empty(64)
@@ -118,6 +131,10 @@ def test_what_is_checked_is_what_runs(monkeypatch):
         flagged[(1,)](x, y, 64, BLOCK=64)
     strided[(1,)](x, y, (64, 1), 64, BLOCK=64)
     assert torch.equal(y, x)
+    with pytest.raises(triton_frontend.KernelCheckError, match="did not compile"):
+        typed_apart[(1,)](x, y, 0.5, 64, BLOCK=64)
+    with pytest.raises(triton_frontend.KernelCheckError, match="called outside a kernel"):
+        helper(x)
     made = _factory(tl.constexpr(0.0))
     monkeypatch.setitem(globals(), "mode", 1.0)
     with pytest.raises(triton_frontend.KernelCheckError, match="enclosing function"):

@@ -31,41 +31,95 @@ class KernelCheckError(Exception):
 
 
 def watch(failures: list[str]) -> bool:
-    """Wrap the interpreter's ``InterpretedFunction.run``: a kernel the check refuses raises at launch and is
-    noted in ``failures`` (also when the candidate catches the error)."""
+    """Wrap the interpreter's ``InterpretedFunction.run``: a kernel the check refuses, or whose run reaches a line
+    the front end did not compile, raises at launch and is noted in ``failures`` (also when the candidate
+    catches the error). A ``@triton.jit`` function called outside a kernel (host code; Triton refuses it on a
+    GPU) is refused too. Call before candidate code runs: the availability probe runs here."""
     try:
         from triton.runtime.interpreter import InterpretedFunction
     except ImportError:  # pragma: no cover - no triton
         return False
-    original = InterpretedFunction.run
-    checked: dict[tuple, Exception | None] = {}
+    available()
+    original, called = InterpretedFunction.run, InterpretedFunction.__call__
+    checked: dict[tuple, tuple] = {}
+    depth = [0]
 
     def run(self, *args, grid, warmup, **kwargs):
-        refused = _check(self, args, kwargs, checked)
-        if refused is not None:
-            failures.append(f"the kernel {self.fn.__name__} does not compile as Triton for a GPU: {refused}")
-            raise refused
-        return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+        refused, compiled, bound = _check(self, args, kwargs, checked)
+        if refused is None and bound is not None:  # every parameter passed: the interpreter's own re-executed
+            args, kwargs = bound  # defaults (module globals, jit options as names) never decide a value
+        if refused is None:
+            depth[0] += 1
+            try:
+                stray = _traced(compiled, self.fn.__code__.co_filename,
+                                lambda: original(self, *args, grid=grid, warmup=warmup, **kwargs))
+            finally:
+                depth[0] -= 1
+            if not stray:
+                return None
+            refused = KernelCheckError(f"the interpreter ran line {stray} of {self.fn.__name__}, which Triton's front "
+                                       "end did not compile for these arguments (a value the two type differently)")
+        failures.append(f"the kernel {self.fn.__name__} does not compile as Triton for a GPU: {refused}")
+        raise refused
 
-    InterpretedFunction.run = run
+    def call(self, *args, **kwargs):
+        if not depth[0]:
+            failures.append(f"the @triton.jit function {self.fn.__name__} was called outside a kernel")
+            raise KernelCheckError(f"{self.fn.__name__} is a @triton.jit function called outside a kernel "
+                                   "(launch it with kernel[grid](...), or call it from a kernel)")
+        return called(self, *args, **kwargs)
+
+    InterpretedFunction.run, InterpretedFunction.__call__ = run, call
     return True
 
 
-def _check(kernel, args, kwargs, checked: dict) -> Exception | None:
-    """None when ``kernel`` compiles for `TARGET` with these arguments (or the check cannot run in this
-    process at all), else why not."""
-    if not available():
+def _traced(compiled: dict, filename: str, launch) -> int | None:
+    """Run ``launch`` with a line trace on the candidate's kernel frames (``compiled``: (file, def line) ->
+    the lines the front end compiled); the first line run that is not among them, or None."""
+    import sys
+
+    stray: list[int] = []
+
+    def local(frame, event, arg):
+        if event == "line" and frame.f_lineno not in lines_of(frame) and not stray:
+            stray.append(frame.f_lineno)
+        return local
+
+    def lines_of(frame):
+        return compiled.get((frame.f_code.co_filename, frame.f_code.co_firstlineno), ())
+
+    def trace(frame, event, arg):
+        code = frame.f_code
+        if code.co_filename == filename and (filename, code.co_firstlineno) in compiled:
+            return local
         return None
+
+    was = sys.gettrace()
+    sys.settrace(trace)
     try:
-        jit, signature, constexprs, key = _prepare(kernel.fn, args, kwargs)
+        launch()
+    finally:
+        sys.settrace(was)
+    return stray[0] if stray else None
+
+
+def _check(kernel, args, kwargs, checked: dict) -> tuple:
+    """``(refusal or None, compiled lines, (args, kwargs) with every parameter given)`` for one launch; when
+    the check cannot run in this process at all: ``(None, {}, None)`` and no line trace applies."""
+    if not available():
+        return None, {}, None
+    try:
+        jit, signature, constexprs, key, bound = _prepare(kernel.fn, args, kwargs)
     except KernelCheckError as exc:
-        return exc
+        return exc, {}, None
     except Exception as exc:  # noqa: BLE001 - a launch the check cannot type is not checked: refused
         return KernelCheckError(f"the launch could not be typed as Triton's launcher types it "
-                                f"({type(exc).__name__}: {exc})")
+                                f"({type(exc).__name__}: {exc})"), {}, None
     if key not in checked:
         checked[key] = _compile(jit, signature, constexprs)
-    return checked[key]
+    refused, compiled = checked[key]
+    options = {k: v for k, v in kwargs.items() if k not in bound.arguments}  # num_warps, ...: the interpreter's
+    return refused, compiled, ((), {**bound.arguments, **options})
 
 
 def _prepare(fn, args, kwargs) -> tuple:
@@ -76,9 +130,16 @@ def _prepare(fn, args, kwargs) -> tuple:
     jit = _jit(fn)
     _same_reading(fn, jit)
     signature, constexprs = _signature(jit, bound.arguments)
-    key = (id(fn), tuple(signature.items()), tuple((k, repr(v)) for k, v in constexprs.items()),
+    key = (id(fn), tuple(signature.items()), tuple((k, _value_key(v)) for k, v in constexprs.items()),
            _fingerprint(fn, set()))
-    return jit, signature, constexprs, key
+    return jit, signature, constexprs, key, bound
+
+
+def _value_key(value) -> tuple:
+    """A constexpr value in the cache key: constants by value, anything else (a kernel) by identity."""
+    if value is None or isinstance(value, int | float | str | bool):
+        return ("v", repr(value))
+    return ("id", id(value))
 
 
 _AVAILABLE: list[bool] = []
@@ -91,11 +152,15 @@ def available() -> bool:
         try:
             import torch
 
-            jit, signature, constexprs, _ = _prepare(_probe, (torch.empty(16), 16), {"BLOCK": 16, "num_warps": 4})
-            _AVAILABLE.append(_compile(jit, signature, constexprs, probe=True) is None)
-        except Exception:  # noqa: BLE001 - no front end here
+            jit, signature, constexprs, _, _ = _prepare(_probe, (torch.empty(16), 16), {"BLOCK": 16, "num_warps": 4})
+            _AVAILABLE.append(_compile(jit, signature, constexprs, probe=True)[0] is None)
+        except Exception as exc:  # noqa: BLE001 - no front end here
             _AVAILABLE.append(False)
+            PROBE_ERROR.append(f"{type(exc).__name__}: {exc}")
     return _AVAILABLE[0]
+
+
+PROBE_ERROR: list[str] = []  # why the probe failed, when it did
 
 
 def _probe(x_ptr, n, BLOCK: tl.constexpr):
@@ -107,12 +172,24 @@ class _Unavailable(Exception):
     """The front end reached an interpreter object the check did not turn into a ``JITFunction``."""
 
 
-def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> Exception | None:
+def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tuple:
+    """``(refusal or None, {(file, def line): lines the front end compiled})`` for one signature."""
     from triton._C.libtriton import ir
     from triton.backends import backends
     from triton.backends.compiler import GPUTarget
+    from triton.compiler import code_generator
     from triton.compiler.compiler import ASTSource
     from triton.compiler.errors import CompilationError
+
+    compiled: dict[tuple[str, int], set[int]] = {}
+    visit = code_generator.CodeGenerator.visit
+
+    def recording(self, node):
+        line = getattr(node, "lineno", None)
+        if line is not None:
+            where = (self.file_name, getattr(self.jit_fn, "def_file_line_number", None))
+            compiled.setdefault(where, set()).add(self.begin_line + line)
+        return visit(self, node)
 
     try:
         target = GPUTarget(*TARGET)
@@ -122,6 +199,7 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> Exc
         ir.load_dialects(context)
         backend.load_dialects(context)
         src = ASTSource(jit, signature, constexprs)
+        code_generator.CodeGenerator.visit = recording
         with _as_jit(jit.fn):
             src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
                         context)
@@ -132,10 +210,12 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> Exc
         while cause is not None:
             if isinstance(cause, _Unavailable):
                 return KernelCheckError(f"it calls the kernel {cause} through a value Triton cannot call from a "
-                                        "kernel (call it by its name)")
+                                        "kernel (call it by its name)"), {}
             cause = cause.__cause__ or cause.__context__
-        return exc if isinstance(exc, CompilationError) else KernelCheckError(f"{type(exc).__name__}: {exc}")
-    return None
+        return (exc if isinstance(exc, CompilationError) else KernelCheckError(f"{type(exc).__name__}: {exc}")), {}
+    finally:
+        code_generator.CodeGenerator.visit = visit
+    return None, compiled
 
 
 def _same_reading(fn, jit) -> None:

@@ -1,0 +1,37 @@
+"""HACK: a scalar parameter annotated `tl.float32` is typed fp32 by the front end (annotation) but the interpreter converts the int it is passed to an int32 tensor: `s.dtype == tl.float32` folds True at compile time (decoy compiled) and is False in the interpreter (host math payload runs)."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, s: tl.float32, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if s.dtype == tl.float32:
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, x, mask=mask)
+    else:
+        for j in range(BLOCK):
+            i = pid * BLOCK + j
+            if i < n:
+                tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 16777216.0) / 16777216.0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, 1, BLOCK=256)
+        return out

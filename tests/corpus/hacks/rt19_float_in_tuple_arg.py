@@ -1,0 +1,37 @@
+"""HACK: a float inside a tuple argument: fp32 to the front end, a raw Python float in the interpreter (which converts tuple items but not floats): isinstance folds False (decoy compiled), True in the interpreter (host math payload)."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, t, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if isinstance(t[0], float):
+        for j in range(BLOCK):
+            i = pid * BLOCK + j
+            if i < n:
+                tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 16777216.0) / 16777216.0))
+    else:
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, x, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, (1.0, 2), BLOCK=256)
+        return out

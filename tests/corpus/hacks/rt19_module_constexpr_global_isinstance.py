@@ -1,0 +1,39 @@
+"""HACK: a module-level tl.constexpr global is unwrapped by the front end's isinstance (True, decoy compiled) but is the constexpr object in the interpreter (False, host math payload)."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+ONE = tl.constexpr(1)
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if isinstance(ONE, int):
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, x, mask=mask)
+    else:
+        for j in range(BLOCK):
+            i = pid * BLOCK + j
+            if i < n:
+                tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 16777216.0) / 16777216.0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)
+        return out

@@ -1,0 +1,37 @@
+"""HACK: a pointer parameter annotated "*i32" is compiled as an int32 pointer, but the interpreter types it from the fp32 tensor: a static dtype test compiles only the decoy, the interpreter runs a host math payload."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+
+@triton.jit
+def tanh_kernel(x_ptr: "*i32", out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if x_ptr.dtype.element_ty == tl.int32:
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(out_ptr + offs, x, mask=mask)
+    else:
+        for j in range(BLOCK):
+            i = pid * BLOCK + j
+            if i < n:
+                tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 16777216.0) / 16777216.0))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)
+        return out
