@@ -277,7 +277,8 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
 
 def _outside_launch(fn, state: list, getprofile):
     """``fn`` (a grid function, called by the interpreter inside its launch) run with the launch depth and
-    the read-out watch as outside a launch."""
+    the read-out watch as outside a launch, on a copy of the launch's argument dict (the kernel then runs with
+    the arguments that were checked)."""
     watch = getprofile()
 
     def grid(*args, **kwargs):
@@ -285,7 +286,7 @@ def _outside_launch(fn, state: list, getprofile):
         state[5] = 0
         sys.setprofile(watch)
         try:
-            return fn(*args, **kwargs)
+            return fn(*(dict(a) if isinstance(a, dict) else a for a in args), **kwargs)
         finally:
             sys.setprofile(was)
             state[5] = depth
