@@ -235,8 +235,9 @@ def test_interpreter_globals_never_reach_the_candidates_module(sb, relu):
 
 def test_a_python_object_launched_as_a_kernel_argument_is_rejected(sb, relu):
     assert "HOST=self" in HOST_OBJECT_ARGUMENT
-    v = sb.verify(relu, HOST_OBJECT_ARGUMENT)
-    assert v.status == "rejected" and "a kernel was launched with a" in v.detail and "ModelNew" in v.detail, v.detail
+    v = sb.verify(relu, HOST_OBJECT_ARGUMENT)  # refused by the front-end check (it cannot type it) or the backstop
+    assert v.status in ("rejected", "compile_error") and "ModelNew" in v.detail + v.feedback, (v.status, v.detail)
+    assert ("a kernel was launched with a" in v.detail) or ("could not be typed" in v.detail + v.feedback)
 
 
 def test_job_settings_reached_through_frames_change_nothing(sb, relu):
