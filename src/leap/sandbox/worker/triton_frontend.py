@@ -229,8 +229,7 @@ def _same_reading(fn, jit) -> None:
 
     # the interpreter's namespace: the module's globals, then its own (it copies in those the module lacks)
     missing = object()
-    closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents if filled(c) else missing
-                                                 for c in fn.__closure__ or ()), strict=False))
+    closure = _closure(fn, missing)
     shadowed = sorted(n for n, v in closure.items()
                       if next((ns[n] for ns in (fn.__globals__, vars(interpreter), vars(builtins)) if n in ns),
                               v) is not v)
@@ -259,8 +258,7 @@ def _fingerprint(fn, seen: set, depth: int = 0) -> tuple:
         names |= set(code.co_names) | set(code.co_freevars)
         todo += [c for c in code.co_consts if inspect.iscode(c)]
     scope = dict(fn.__globals__)
-    scope.update(zip(fn.__code__.co_freevars, (c.cell_contents if filled(c) else None
-                                                  for c in fn.__closure__ or ()), strict=False))
+    scope.update(_closure(fn, None))
     out = []
     for name in sorted(names):
         value = scope.get(name)
@@ -349,32 +347,34 @@ def _as_jit(fn):
     todo.append(fn.__globals__)
     cells = list(fn.__closure__ or ())
     seen: set[int] = set()
+    def stand_in(value):
+        """What the front end sees for ``value`` (queuing an interpreted kernel's own scopes), or None."""
+        if id(value) in stand_ins:  # ``from ...libdevice import erf``: the harness's numpy body, by name
+            return stand_ins[id(value)]
+        if isinstance(value, InterpretedFunction):
+            todo.append(value.fn.__globals__)
+            cells.extend(value.fn.__closure__ or ())
+            return _jit(value.fn)
+        return None
+
     while todo or cells:
         if cells:
             cell = cells.pop()
             value = cell.cell_contents if filled(cell) else None
-            if id(value) in stand_ins:
+            new = stand_in(value)
+            if new is not None:
                 swapped.append((cell, None, value))
-                cell.cell_contents = stand_ins[id(value)]
-            elif isinstance(value, InterpretedFunction):
-                swapped.append((cell, None, value))
-                cell.cell_contents = _jit(value.fn)
-                todo.append(value.fn.__globals__)
-                cells += list(value.fn.__closure__ or ())
+                cell.cell_contents = new
             continue
         scope = todo.pop()
         if id(scope) in seen:
             continue
         seen.add(id(scope))
         for key, value in list(scope.items()):
-            if id(value) in stand_ins:  # ``from ...libdevice import erf``: the harness's numpy body, by name
+            new = stand_in(value)
+            if new is not None:
                 swapped.append((scope, key, value))
-                scope[key] = stand_ins[id(value)]
-            elif isinstance(value, InterpretedFunction):
-                swapped.append((scope, key, value))
-                scope[key] = _jit(value.fn)
-                todo.append(value.fn.__globals__)
-                cells += list(value.fn.__closure__ or ())
+                scope[key] = new
     call = InterpretedFunction.__call__
 
     def unavailable(self, *args, **kwargs):
@@ -390,6 +390,12 @@ def _as_jit(fn):
                 where.cell_contents = value
             else:
                 where[key] = value
+
+
+def _closure(fn, empty) -> dict:
+    """``fn``'s free names and the values its closure cells hold (``empty`` for a cell not filled yet)."""
+    cells = fn.__closure__ or ()
+    return dict(zip(fn.__code__.co_freevars, (c.cell_contents if filled(c) else empty for c in cells), strict=False))
 
 
 def filled(cell) -> bool:
