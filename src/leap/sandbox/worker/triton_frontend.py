@@ -264,12 +264,10 @@ def _fingerprint(fn, seen: set, depth: int = 0) -> tuple:
         value = scope.get(name)
         if isinstance(value, tl.constexpr):
             out.append((name, "c", repr(value.value)))
-        elif value is None or isinstance(value, int | float | str | bool):
-            out.append((name, "v", repr(value)))
         elif isinstance(value, InterpretedFunction):
             out.append((name, "k", id(value), _fingerprint(value.fn, seen, depth + 1)))
         else:
-            out.append((name, "id", id(value)))
+            out.append((name, *_value_key(value)))
     return tuple(out)
 
 
