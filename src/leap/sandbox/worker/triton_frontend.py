@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import inspect
 
+from leap.sandbox.worker import kernel_trace
+
 try:
     import triton.language as tl
 except ImportError:  # pragma: no cover - no triton
@@ -51,14 +53,15 @@ def watch(failures: list[str]) -> bool:
         if refused is None:
             depth[0] += 1
             try:
-                stray = _traced(compiled, self.fn.__code__.co_filename,
-                                lambda: original(self, *args, grid=grid, warmup=warmup, **kwargs))
+                stray = kernel_trace.traced(compiled, self.fn.__code__.co_filename,
+                                            lambda: original(self, *args, grid=grid, warmup=warmup, **kwargs))
             finally:
                 depth[0] -= 1
             if not stray:
                 return None
-            refused = KernelCheckError(f"the interpreter ran line {stray} of {self.fn.__name__}, which Triton's front "
-                                       "end did not compile for these arguments (a value the two type differently)")
+            refused = KernelCheckError(f"the interpreter ran code on line {stray} of {self.fn.__name__} that Triton's "
+                                       "front end did not compile for these arguments (a value the two type "
+                                       "differently)")
         failures.append(f"the kernel {self.fn.__name__} does not compile as Triton for a GPU: {refused}")
         raise refused
 
@@ -71,36 +74,6 @@ def watch(failures: list[str]) -> bool:
 
     InterpretedFunction.run, InterpretedFunction.__call__ = run, call
     return True
-
-
-def _traced(compiled: dict, filename: str, launch) -> int | None:
-    """Run ``launch`` with a line trace on the candidate's kernel frames (``compiled``: (file, def line) ->
-    the lines the front end compiled); the first line run that is not among them, or None."""
-    import sys
-
-    stray: list[int] = []
-
-    def local(frame, event, arg):
-        if event == "line" and frame.f_lineno not in lines_of(frame) and not stray:
-            stray.append(frame.f_lineno)
-        return local
-
-    def lines_of(frame):
-        return compiled.get((frame.f_code.co_filename, frame.f_code.co_firstlineno), ())
-
-    def trace(frame, event, arg):
-        code = frame.f_code
-        if code.co_filename == filename and (filename, code.co_firstlineno) in compiled:
-            return local
-        return None
-
-    was = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        launch()
-    finally:
-        sys.settrace(was)
-    return stray[0] if stray else None
 
 
 def _check(kernel, args, kwargs, checked: dict) -> tuple:
@@ -173,7 +146,7 @@ class _Unavailable(Exception):
 
 
 def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tuple:
-    """``(refusal or None, {(file, def line): lines the front end compiled})`` for one signature."""
+    """``(refusal or None, {(file, def line): what the front end compiled of it})`` for one signature."""
     from triton._C.libtriton import ir
     from triton.backends import backends
     from triton.backends.compiler import GPUTarget
@@ -181,14 +154,11 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
     from triton.compiler.compiler import ASTSource
     from triton.compiler.errors import CompilationError
 
-    compiled: dict[tuple[str, int], set[int]] = {}
+    recorder = kernel_trace.Recorder()
     visit = code_generator.CodeGenerator.visit
 
     def recording(self, node):
-        line = getattr(node, "lineno", None)
-        if line is not None:
-            where = (self.file_name, getattr(self.jit_fn, "def_file_line_number", None))
-            compiled.setdefault(where, set()).add(self.begin_line + line)
+        recorder.note(self, node)
         return visit(self, node)
 
     try:
@@ -215,7 +185,7 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
         return (exc if isinstance(exc, CompilationError) else KernelCheckError(f"{type(exc).__name__}: {exc}")), {}
     finally:
         code_generator.CodeGenerator.visit = visit
-    return None, compiled
+    return None, recorder.result()
 
 
 def _same_reading(fn, jit) -> None:
