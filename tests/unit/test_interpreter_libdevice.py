@@ -35,6 +35,8 @@ def kernels():
             y = libdevice.tanh(x) + libdevice.pow(x, 2.0)
         elif WHICH == 2:
             y = libdevice.fma(x, x, 1.0) + libdevice.atan2(x, 2.0)
+        elif WHICH == 4:  # tests of a float: a bool (isnan, isinf) or an int32 (signbit)
+            y = tl.where(libdevice.isnan(x) | libdevice.isinf(x), 0.0, x) + libdevice.signbit(x).to(tl.float32)
         else:
             y = libdevice.j0(x)
         tl.store(o_ptr + i, y, mask=i < n)
@@ -48,13 +50,18 @@ def kernels():
 
 
 REFS = {0: lambda x: torch.nn.functional.gelu(x), 1: lambda x: torch.tanh(x) + x * x,
-        2: lambda x: x * x + 1.0 + torch.atan2(x, torch.full_like(x, 2.0))}
+        2: lambda x: x * x + 1.0 + torch.atan2(x, torch.full_like(x, 2.0)),
+        4: lambda x: torch.where(x.isnan() | x.isinf(), 0.0, x) + x.signbit()}
 
 
 @pytest.mark.parametrize("dtype,tol", [(torch.float32, 1e-5), (torch.float16, 1e-2), (torch.bfloat16, 5e-2)])
 @pytest.mark.parametrize("which", sorted(REFS))
 def test_common_functions_compute_what_torch_computes(kernels, which, dtype, tol):
     x = torch.randn(1500, generator=torch.Generator().manual_seed(which)).to(dtype)
+    if which == 4:
+        if dtype != torch.float32:
+            pytest.skip("libdevice's tests take fp32/fp64 only")
+        x[:3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
     got = kernels(x, which).float()
     want = REFS[which](x.double()).float()
     assert torch.allclose(got, want, rtol=tol, atol=tol), (got - want).abs().max()
@@ -68,7 +75,8 @@ def test_other_functions_ask_for_a_gpu(kernels):
 
 
 def test_the_tables_name_real_libdevice_functions():
-    names = set(interpreter_libdevice.UNARY) | set(interpreter_libdevice.BINARY) | set(interpreter_libdevice.TERNARY)
+    names = set(interpreter_libdevice.UNARY) | set(interpreter_libdevice.BINARY) | set(interpreter_libdevice.TERNARY) \
+        | set(interpreter_libdevice.PREDICATES)
     assert names <= {n for n in dir(libdevice) if not n.startswith("_")}
     assert interpreter_libdevice.UNARY["round"](torch.tensor([2.5, -2.5]).numpy()).tolist() == [3.0, -3.0]
     assert interpreter_libdevice.UNARY["erf"](torch.tensor([0.5]).numpy())[0] == pytest.approx(math.erf(0.5))

@@ -1,4 +1,4 @@
-"""LEGIT: ReLU from libdevice.signbit, a libdevice function the CPU interpreter does not compute: needs_gpu there (not judged, never the candidate's runtime_error), ok on a GPU."""
+"""LEGIT: ReLU from libdevice.signbit (an int32 test of the sign; the CPU interpreter computes it since 2026-12-05: it was needs_gpu there before)."""
 import torch
 import torch.nn as nn
 import triton
@@ -6,8 +6,7 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 TASK = "relu"
-EXPECT = "needs_gpu"
-EXPECT_GPU = "ok"
+EXPECT = "ok"
 DEVICE = "cpu"
 
 

@@ -27,8 +27,6 @@ _TORCH_META = ("numel", "is_tensor", "is_floating_point", "is_complex", "result_
 _CONTAINERS = ("tuple", "list", "set", "frozenset", "reversed", "iter")
 _FROM_DATA = ("tensor", "as_tensor", "asarray", "scalar_tensor")  # build a tensor from values (no size argument)
 _DTYPE_QUERIES = ("result_type", "promote_types", "get_default_dtype")
-# numpy/cupy elementwise math that gives a number on a number (ARRAY_LIB_SCALAR_FNS less dtypes and prod)
-_ELEMENTWISE = ("ceil", "floor", "sqrt", "log2", "log", "exp", "abs")
 
 
 def escape(dp: Analysis, args: CallArgs) -> None:
@@ -87,6 +85,9 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
             dp.unknown(e, f"{q}() of something other than a tensor and its sizes")
         return TENSOR
     if root == "triton":
+        if q in ("triton.language.constexpr", "triton.language.core.constexpr") and len(args.pos) == 1 \
+                and not args.kw and args.star is None and args.kwstar is None:
+            return args.pos[0]  # BLOCK = tl.constexpr(512): the value it wraps (Triton reads .value the same)
         if last in ("cdiv", "next_power_of_2"):
             if any(k.tag is Tag.TENSOR for k in ks):
                 dp.compute(e, last, f"{q} on a tensor or tensor data")
@@ -155,7 +156,7 @@ def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
         return UNKNOWN
     if last in T.ARRAY_LIB_SCALAR_FNS:
         if any("seq" in k.flavours for k in ks) and last != "prod":  # np.float32([..]), np.exp([..]): an array
-            if last in _ELEMENTWISE:
+            if last in T.ARRAY_LIB_ELEMENTWISE:
                 dp.compute(e, last, f"{q} on a sequence (array math)")
             return TENSOR
         if last == "dtype":

@@ -33,7 +33,7 @@ from leap.sandbox.gate.cpp_includes import include_problem
 from leap.sandbox.gate.static_bindings import rebinding_problems
 from leap.sandbox.gate.static_dataflow import DataPath, ModuleIndex, init_code
 from leap.sandbox.gate.static_deferred import deferred_problems
-from leap.sandbox.gate.static_index import decorators_by_call
+from leap.sandbox.gate.static_index import decorators_by_call, getattrs_spelled_out
 from leap.sandbox.gate.static_names import unbound_problems
 from leap.sandbox.gate.static_policy import Finding, PolicyVisitor
 from leap.sandbox.gate.static_scopes import plain_annotation
@@ -153,7 +153,7 @@ def _strict_word(g: GateResult) -> str:
 
 
 def _check_tree(tree: ast.Module, source: str, backend: str | None, allowed_ops, rules: str) -> GateResult:
-    tree = decorators_by_call(_ConstGetattr().visit(tree))
+    tree = decorators_by_call(getattrs_spelled_out(tree))
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     if "ModelNew" not in classes:
         return _fail(source, [Finding("format", 0, 0, "no top-level class ModelNew")], status="format_error")
@@ -194,23 +194,6 @@ def _fail(source: str, findings: list[Finding], status: str = "rejected", rules:
                            first.message, source)
     detail = f"[{first.rule}] " + "; ".join(f"line {f.line}: {f.message}" for f in findings[:4])
     return GateResult(False, reason, detail, first.rule, status, findings=tuple(findings[:8]), rules=rules)
-
-
-class _ConstGetattr(ast.NodeTransformer):
-    """Rewrite ``getattr(obj, "name")`` as ``obj.name`` so one set of rules sees both spellings; with a
-    constant default, ``getattr(obj, "name", 4)`` as ``obj.name or 4`` (either value)."""
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3)
-                and not node.keywords and isinstance(node.args[1], ast.Constant)
-                and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier()
-                and (len(node.args) == 2 or isinstance(node.args[2], ast.Constant))):
-            attr = ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node)
-            if len(node.args) == 2:
-                return attr
-            return ast.copy_location(ast.BoolOp(ast.Or(), [attr, node.args[2]]), node)
-        return node
 
 
 def _model_problems(tree: ast.Module, classes: dict[str, ast.ClassDef]) -> list[Finding]:

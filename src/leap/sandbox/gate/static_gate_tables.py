@@ -251,7 +251,10 @@ ARRAY_LIB_META = frozenset({"shape", "ndim", "size", "dtype", "result_type", "ii
 # Scalar types, and math helpers that give a Python number on numbers (on an array they compute).
 ARRAY_LIB_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp",
                               "uintp", "float16", "float32", "float64", "bool_", "dtype"})
-ARRAY_LIB_SCALAR_FNS = ARRAY_LIB_DTYPES | {"prod", "ceil", "floor", "sqrt", "log2", "log", "exp", "abs"}
+# numpy/cupy functions that give a scalar of scalars (np.clip(n, 16, 256)); of a sequence, an array
+ARRAY_LIB_ELEMENTWISE = frozenset({"ceil", "floor", "sqrt", "log2", "log10", "log", "exp", "exp2", "abs", "clip",
+                                   "minimum", "maximum", "round", "rint", "trunc", "power"})
+ARRAY_LIB_SCALAR_FNS = ARRAY_LIB_DTYPES | ARRAY_LIB_ELEMENTWISE | {"prod"}
 ARRAY_LIB_SAFE = ARRAY_LIB_VIEWS | ARRAY_LIB_META | ARRAY_LIB_DTYPES  # numeric dtype names are constants
 # cupy.cuda names for devices, streams and raw memory: library objects, not arrays.
 CUPY_CUDA_OPAQUE = frozenset({"Device", "ExternalStream", "get_current_stream", "MemoryPointer", "UnownedMemory",

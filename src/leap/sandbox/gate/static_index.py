@@ -196,3 +196,110 @@ def _mentions(tree: ast.AST, name: str) -> int:
         else:
             count += sum(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n))
     return count
+
+
+def getattrs_spelled_out(tree: ast.Module) -> ast.Module:
+    """Rewrite ``getattr(obj, "name")`` as ``obj.name`` so one set of rules sees both spellings; with a
+    constant default, ``getattr(obj, "name", 4)`` as ``obj.name or 4`` (either value), and as ``4`` alone for
+    ``self`` in a method when no code of the module can store ``name`` (``getattr(self, "block", 128)``)."""
+    return _Getattrs(tree).visit(tree)
+
+
+class _Getattrs(ast.NodeTransformer):
+    def __init__(self, tree: ast.Module) -> None:
+        self.named = own_attrs(tree) | {a.value for n in ast.walk(tree) if isinstance(n, ast.Call)
+                                        and _call_name(n) != "getattr" for a in n.args
+                                        if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+        self.dynamic = _dynamic_attrs(tree)
+        self.plain = _plain_classes(tree)
+        self.selves: list[str | None] = [None]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        for s in node.body:
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef):
+                me = s.args.args[0].arg if s.args.args else None
+                bound = node.name in self.plain and not any(
+                    isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in s.decorator_list)
+                rebound = any(isinstance(n, ast.Name) and n.id == me and not isinstance(n.ctx, ast.Load)
+                              for n in ast.walk(s))
+                self.selves.append(me if bound and not rebound else None)
+                self.generic_visit(s)  # the method's own parameters do not shadow its ``self``
+                self.selves.pop()
+            else:
+                self.visit(s)
+        return node
+
+    def visit_FunctionDef(self, node):  # a nested function's parameter may shadow the method's ``self``
+        me = self.selves[-1]
+        shadows = me is not None and me in {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        self.selves.append(None if shadows else me)
+        self.generic_visit(node)
+        self.selves.pop()
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if (isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3)
+                and not node.keywords and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier()
+                and (len(node.args) == 2 or isinstance(node.args[2], ast.Constant))):
+            name = node.args[1].value
+            attr = ast.copy_location(ast.Attribute(node.args[0], name, ast.Load()), node)
+            if len(node.args) == 2:
+                return attr
+            obj = node.args[0]
+            if (isinstance(obj, ast.Name) and obj.id == self.selves[-1] and not self.dynamic
+                    and name not in self.named and name not in _module_attrs()):
+                return node.args[2]
+            return ast.copy_location(ast.BoolOp(ast.Or(), [attr, node.args[2]]), node)
+        return node
+
+
+_SETTERS = ("setattr", "register_buffer", "register_parameter", "add_module", "register_module")
+_MODULE_BASES = ("nn.Module", "torch.nn.Module", "Module", "object")
+
+
+def _dynamic_attrs(tree: ast.Module) -> bool:
+    """Whether the module may store an attribute under a name it does not spell out (a setter called with a
+    computed name, its own ``__getattr__``)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in ("__getattr__", "__getattribute__"):
+            return True
+        if isinstance(n, ast.Call) and _call_name(n) in _SETTERS:
+            name = n.args[1:2] if _call_name(n) == "setattr" else n.args[:1]
+            if not (name and isinstance(name[0], ast.Constant) and isinstance(name[0].value, str)):
+                return True
+    return False
+
+
+def _plain_classes(tree: ast.Module) -> set[str]:
+    """The module's top-level classes whose bases are ``nn.Module`` or such classes of its own (so an attribute
+    no code stores is not there)."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    plain: set[str] = set()
+    while True:
+        more = {name for name, c in classes.items() if name not in plain and not c.keywords and all(
+            ast.unparse(b) in _MODULE_BASES or (isinstance(b, ast.Name) and b.id in plain) for b in c.bases)}
+        if not more:
+            return plain
+        plain |= more
+
+
+def _call_name(call: ast.Call) -> str | None:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
+def _module_attrs() -> frozenset[str]:
+    """What an ``nn.Module`` has without the candidate storing it (its methods, ``training``, ...)."""
+    if not _MODULE_ATTRS:
+        import torch
+
+        _MODULE_ATTRS.append(frozenset(dir(torch.nn.Module)) | frozenset(vars(torch.nn.Module())))
+    return _MODULE_ATTRS[0]
+
+
+_MODULE_ATTRS: list[frozenset[str]] = []

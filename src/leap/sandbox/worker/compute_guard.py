@@ -56,11 +56,16 @@ SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_disp
             ("torch.utils._python_dispatch", "_disable_current_modes"),
             ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
 
-# copies that may convert: a conversion between dtypes computes — a float->int copy truncates, an int->int
-# copy sign-extends or wraps, a float->float copy rounds and overflows to inf — nonlinearities from which
-# relu was built with copies and dtype views alone (two red-team passes, 2026-12-03). Conversions belong
-# in the kernels (the gate refuses .to(dtype) in forward); the Triton interpreter's own copies keep the dtype
-CONVERTING = frozenset({"copy_", "copy", "_to_copy"})
+# a conversion between dtypes computes — a float->int copy truncates, an int->int copy sign-extends or wraps,
+# a float->float copy rounds and overflows to inf — nonlinearities from which relu was built with copies and
+# dtype views alone (two red-team passes, 2026-12-03), and with ``fill_`` from a 0-d tensor, ``cat`` of mixed
+# dtypes or into an ``out=`` of another (2026-12-05). So an allowed op whose tensors (and ``dtype=``) are not
+# all of one dtype converts, except the ops below, which read only a shape. Conversions belong in the kernels
+# (the gate refuses .to(dtype) in forward); the Triton interpreter's own copies keep the dtype
+SHAPE_ONLY = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+                        "randint_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+                        "promote_types", "result_type", "can_cast", "is_same_size",
+                        "_has_compatible_shallow_copy_type"})
 
 
 # the task-allowed ops (`FAMILIES`): on integer tensors a GEMM wraps around, a nonlinearity (a red-team
@@ -69,14 +74,15 @@ FAMILY_OPS = frozenset().union(*FAMILIES.values()) - ALLOWED
 
 
 def converts(args, kwargs) -> bool:
-    """A copy op (`CONVERTING`) whose source and result differ in dtype."""
+    """Whether the tensors among an op's arguments (in lists too, ``out=`` included) and its ``dtype=`` are
+    of more than one dtype."""
     kwargs = kwargs or {}
-    src = args[1] if len(args) > 1 and isinstance(args[1], torch.Tensor) else None
-    dst = args[0] if args and isinstance(args[0], torch.Tensor) else None
-    if dst is None:
-        return False
-    to = src.dtype if src is not None else kwargs.get("dtype")
-    return to is not None and to != dst.dtype
+    dtypes = {kwargs["dtype"]} if isinstance(kwargs.get("dtype"), torch.dtype) else set()
+    for a in (*args, *kwargs.values()):
+        for t in (a if isinstance(a, tuple | list) else (a,)):
+            if isinstance(t, torch.Tensor):
+                dtypes.add(t.dtype)
+    return len(dtypes) > 1
 
 
 def reinterprets(args) -> bool:
@@ -91,9 +97,9 @@ def integer_family_op(args) -> bool:
 
 
 def misuse(name: str, args, kwargs) -> str | None:
-    """Why an allowed op computes in this call (a copy converting dtypes, a view as another dtype, an allowed
+    """Why an allowed op computes in this call (converting dtypes, a view as another dtype, an allowed
     GEMM on integers), as the backstop records it; None when it only moves data."""
-    if name in CONVERTING and converts(args, kwargs):
+    if name not in SHAPE_ONLY and converts(args, kwargs):
         return f"{name} (a dtype conversion)"
     if name == "view" and reinterprets(args):
         return "view (to another dtype)"
@@ -261,7 +267,9 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             if why:
                 odd_args.append(why)
         grid = getattr(self, "grid", None)
-        if callable(grid):  # the candidate's grid function runs inside the launch: watched as forward code
+        if isinstance(grid, list):  # Triton's launcher takes any sequence; the interpreter pads a tuple
+            self.grid = tuple(grid)
+        elif callable(grid):  # the candidate's grid function runs inside the launch: watched as forward code
             self.grid = _outside_launch(grid, state, getprofile)
         state[5] += 1
         was = getprofile()  # the read-out watch is off inside a launch (the interpreter's own code)
@@ -278,7 +286,7 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
 def _outside_launch(fn, state: list, getprofile):
     """``fn`` (a grid function, called by the interpreter inside its launch) run with the launch depth and
     the read-out watch as outside a launch, on a copy of the launch's argument dict (the kernel then runs with
-    the arguments that were checked)."""
+    the arguments that were checked); a list it returns becomes a tuple, as for a grid given directly."""
     watch = getprofile()
 
     def grid(*args, **kwargs):
@@ -286,7 +294,8 @@ def _outside_launch(fn, state: list, getprofile):
         state[5] = 0
         sys.setprofile(watch)
         try:
-            return fn(*(dict(a) if isinstance(a, dict) else a for a in args), **kwargs)
+            out = fn(*(dict(a) if isinstance(a, dict) else a for a in args), **kwargs)
+            return tuple(out) if isinstance(out, list) else out
         finally:
             sys.setprofile(was)
             state[5] = depth

@@ -46,7 +46,13 @@ BINARY = {
     "nextafter": np.nextafter, "fast_dividef": np.divide, "div_rn": np.divide, "add_rn": np.add,
     "sub_rn": np.subtract, "mul_rn": np.multiply, "rhypot": lambda a, b: 1.0 / np.hypot(a, b),
 }
-TERNARY = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
+BINARY |= {f"{op}_{mode}": BINARY[f"{op}_rn"] for op in ("add", "sub", "mul", "div") for mode in ("rd", "ru", "rz")}
+UNARY |= {f"sqrt_{mode}": np.sqrt for mode in ("rd", "ru", "rz")}
+UNARY |= {f"rcp_{mode}": lambda v: 1.0 / v for mode in ("rn", "rd", "ru", "rz")}
+TERNARY = {f"fma{mode}": lambda a, b, c: a * b + c for mode in ("", "_rn", "_rd", "_ru", "_rz")}
+# tests of a float: (numpy test, Triton's result type name); rounding modes above differ by at most an ulp
+PREDICATES = {"isnan": (np.isnan, "int1"), "isinf": (np.isinf, "int1"), "finitef": (np.isfinite, "int1"),
+              "isfinited": (np.isfinite, "int1"), "signbit": (np.signbit, "int32")}
 _ORIGINALS: list[tuple[object, str, object]] = []  # (module, name, Triton's own function)
 
 
@@ -68,7 +74,11 @@ def install() -> None:
         for name in [n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))]:
             fn = UNARY.get(name) or BINARY.get(name) or TERNARY.get(name)
             _ORIGINALS.append((mod, name, getattr(mod, name)))
-            setattr(mod, name, _elementwise(name, fn, tl, TensorHandle) if fn else _unsupported(name))
+            if name in PREDICATES:
+                test, result = PREDICATES[name]
+                setattr(mod, name, _elementwise(name, test, tl, TensorHandle, getattr(tl, result)))
+            else:
+                setattr(mod, name, _elementwise(name, fn, tl, TensorHandle) if fn else _unsupported(name))
 
 
 def stand_ins() -> dict[int, object]:
@@ -84,19 +94,24 @@ def _unsupported(name: str):
     return call
 
 
-def _elementwise(name: str, fn, tl, TensorHandle):  # noqa: N803 - the interpreter's class
+def _elementwise(name: str, fn, tl, TensorHandle, result=None):  # noqa: N803 - the interpreter's class
+    """A numpy body for libdevice's ``name``: computed in float64, stored in the argument's dtype (or, for a
+    test, in ``result``: ``tl.int1`` or ``tl.int32``)."""
     def call(*args, _semantic=None, **kwargs):
         like = next((a for a in args if isinstance(a, tl.tensor)), None)
         if like is None or kwargs or not like.dtype.is_floating():
             raise NotImplementedError(f"libdevice.{name} on {like.dtype if like is not None else 'scalars'} "
                                       f"{UNSUPPORTED} (it runs on a GPU)")
-        scalar = like.dtype
         values = [_as_f64(a, tl) for a in args]
         with np.errstate(all="ignore"):
-            out = np.asarray(fn(*values), dtype=np.float64)
+            out = np.asarray(fn(*values))
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
-        data = _store(np.broadcast_to(out, shape), scalar)
-        return tl.tensor(TensorHandle(data, scalar), like.type)
+        out = np.broadcast_to(out, shape)
+        if result is None:
+            return tl.tensor(TensorHandle(_store(out.astype(np.float64), like.dtype), like.dtype), like.type)
+        ty = tl.block_type(result, list(like.type.shape)) if like.type.is_block() else result
+        data = out.astype(np.bool_ if result == tl.int1 else np.int32)
+        return tl.tensor(TensorHandle(np.ascontiguousarray(data), result), ty)
 
     call.__name__ = name
     return call

@@ -295,17 +295,17 @@ def _jit(fn):
 
 @contextlib.contextmanager
 def _as_jit(fn):
-    """While the front end runs: every ``InterpretedFunction`` that Triton's language modules, ``fn``'s globals
-    and closure (and theirs, in turn) hold is its ``JITFunction``, every libdevice numpy body Triton's own
-    function, and calling an ``InterpretedFunction`` is `_Unavailable` (an interpreter call would patch the
-    language for good)."""
+    """While the front end runs: every ``InterpretedFunction`` that Triton's language modules and tensor methods,
+    ``fn``'s globals and closure (and theirs, in turn) hold is its ``JITFunction``, every libdevice numpy body
+    Triton's own function, and calling an ``InterpretedFunction`` is `_Unavailable` (an interpreter call would
+    patch the language for good)."""
     import sys
 
     from triton.runtime.interpreter import InterpretedFunction
 
     from leap.sandbox.worker.interpreter_libdevice import stand_ins as libdevice_stand_ins
 
-    swapped: list[tuple[object, str | None, object]] = []  # (dict or cell, key, original)
+    swapped: list[tuple[object, str | None, object]] = []  # (dict, class or cell, key, original)
     stand_ins = libdevice_stand_ins()
     for scope, key, value in _PRISTINE:  # the interpreter's patches that a launch left behind, undone
         if scope.get(key, value) is not value:
@@ -325,6 +325,12 @@ def _as_jit(fn):
             return _jit(value.fn)
         return None
 
+    for cls in (tl.core.tensor, tl.core.tensor_descriptor_base):  # ``x.sum(axis=0)``: a member wrapper forwards
+        for key, value in list(vars(cls).items()):              # to an interpreted kernel; Triton without the
+            inner = _member_target(value)                          # interpreter puts the JITFunction there
+            if inner is not None:
+                swapped.append((cls, key, value))
+                setattr(cls, key, stand_in(inner))
     while todo or cells:
         if cells:
             cell = cells.pop()
@@ -356,8 +362,20 @@ def _as_jit(fn):
         for where, key, value in reversed(swapped):
             if key is None:
                 where.cell_contents = value
+            elif isinstance(where, type):
+                setattr(where, key, value)
             else:
                 where[key] = value
+
+
+def _member_target(value):
+    """The ``InterpretedFunction`` a ``tl.tensor`` member wrapper (``_tensor_member_fn``) forwards to, or None."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    if not callable(value) or not getattr(value, "__qualname__", "").endswith("_tensor_member_fn.<locals>.wrapper"):
+        return None
+    inner = _closure(value, None).get("fn")
+    return inner if isinstance(inner, InterpretedFunction) else None
 
 
 def _closure(fn, empty) -> dict:
