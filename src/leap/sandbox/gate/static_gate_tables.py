@@ -373,3 +373,7 @@ def torch_category(q: str) -> str:
              "torch.fft", "torch.ops", "torch.ops.aten"):
         return "safe"
     return "compute"
+
+# modules a self-test block (``if __name__ == "__main__":``, never run by the judge) imports at module level:
+# allowed when only that block uses the name (`static_policy.PolicyVisitor._self_test_import`)
+SELF_TEST_MODULES = frozenset({"time", "timeit", "argparse", "sys", "os", "logging", "statistics", "gc", "json"})

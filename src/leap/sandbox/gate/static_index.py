@@ -23,6 +23,8 @@ class ModuleIndex:
         # module-level `if __name__ == "__main__":` blocks: never run under the judge, unless __name__ is bound
         self.unrun_main_guards: frozenset[int] = frozenset() if S.binds(tree, "__name__") else frozenset(
             id(n) for n in tree.body if isinstance(n, ast.If) and S.main_guard(n.test))
+        self.in_main_guards = frozenset(id(d) for n in tree.body if id(n) in self.unrun_main_guards
+                                        for s in n.body for d in ast.walk(s))  # nodes of those blocks' bodies
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:

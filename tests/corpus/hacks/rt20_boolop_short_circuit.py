@@ -1,0 +1,31 @@
+"""HACK: the front end short-circuits `A and B` lazily on a compile-time False `A` and never visits `B`; with `A` a static test the two type differently (a Python float in a tuple argument), the interpreter evaluates `B` (host math.tanh over the block) on the same, 'compiled' line; the next line is a decoy copy only the front end ever sees run."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, t, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    host = isinstance(t[0], float) and [tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 1099511627776.0) / 1099511627776.0)) for i in range(int(pid) * BLOCK, min(int(pid) * BLOCK + BLOCK, n))]
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask & (not isinstance(t[0], float)))
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, (1.0, 2), BLOCK=256)
+        return out

@@ -1,0 +1,31 @@
+"""HACK: the line trace works per line: a one-line ternary whose test the front end folds False (float in a tuple is fp32 there, a Python float in the interpreter) compiles only its decoy arm, while the interpreter runs the other arm (host math.tanh over a comprehension) on the same, 'compiled' line."""
+import math
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+TASK = "tanh_fp32"
+EXPECT = ("compile_error", "rejected")
+DEVICE = "cpu"
+
+
+@triton.jit
+def tanh_kernel(x_ptr, out_ptr, n, t, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = [tl.store(out_ptr + i, math.tanh(int(tl.load(x_ptr + i) * 1099511627776.0) / 1099511627776.0)) for i in range(int(pid) * BLOCK, min(int(pid) * BLOCK + BLOCK, n))] if isinstance(t[0], float) else tl.store(out_ptr + offs, x, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        n = x.numel()
+        tanh_kernel[(triton.cdiv(n, 256),)](x, out, n, (1.0, 2), BLOCK=256)
+        return out
