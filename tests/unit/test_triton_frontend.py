@@ -141,6 +141,42 @@ def test_what_is_checked_is_what_runs(monkeypatch):
         made[(1,)](x, y, 64, BLOCK=64)
 
 
+@triton.jit
+def one_line_apart(x_ptr, y_ptr, s, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n) * 2.0 if isinstance(s, float) else tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, v, mask=offs < n)
+
+
+@triton.jit
+def one_line_honest(x_ptr, y_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n) if MODE == 0 and BLOCK > 0 else tl.zeros([BLOCK], tl.float32)
+    if MODE == 1: v = v + 1.0  # noqa: E701 - the point: a statement on the line of its test
+    tl.store(y_ptr + offs, v * 2.0 if 0 < MODE < 3 else v, mask=offs < n)
+
+
+def test_a_skipped_arm_on_a_compiled_line_is_not_run(monkeypatch):
+    """The front end folds a one-line ternary to its decoy arm where the interpreter takes the other (a float
+    typed two ways): the line was compiled, the arm was not, and running it refuses the kernel; one-line
+    ternaries, ``and`` and chained comparisons that both read alike run, with either arm taken."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from leap.sandbox.worker import triton_frontend
+
+    monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)
+    monkeypatch.setattr(InterpretedFunction, "__call__", InterpretedFunction.__call__)
+    failures: list[str] = []
+    triton_frontend.watch(failures)
+    x, y = torch.randn(64), torch.empty(64)
+    with pytest.raises(triton_frontend.KernelCheckError, match="on line .* did not compile"):
+        one_line_apart[(1,)](x, y, 0.5, 64, BLOCK=64)
+    for mode, want in ((0, x), (1, torch.full_like(x, 2.0)), (3, torch.zeros_like(x))):
+        one_line_honest[(1,)](x, y, 64, MODE=mode, BLOCK=64)
+        assert torch.equal(y, want), mode
+    assert len(failures) == 1
+
+
 def test_the_interpreter_finds_the_def_statement_not_a_def_line_in_a_docstring():
     from leap.sandbox.worker.interpreter_rewrite import def_line
 
