@@ -271,6 +271,9 @@ def _count_triton_launches(state: list, odd_args: list) -> None:
             self.grid = tuple(grid)
         elif callable(grid):  # the candidate's grid function runs inside the launch: watched as forward code
             self.grid = _outside_launch(grid, state, getprofile)
+        hooks = getattr(self, "pre_run_hooks", None)
+        if hooks:  # so do pre-run hooks (``kernel.add_pre_run_hook``)
+            self.pre_run_hooks = [_outside_launch(h, state, getprofile) for h in hooks]
         state[5] += 1
         was = getprofile()  # the read-out watch is off inside a launch (the interpreter's own code)
         setprofile(None)

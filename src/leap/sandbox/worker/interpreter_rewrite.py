@@ -1,4 +1,4 @@
-"""Where Triton's CPU interpreter finds a kernel's ``def`` (CPU checks only).
+"""Where Triton's CPU interpreter finds a kernel's ``def``, and where its rewrite puts its own code (CPU checks only).
 
 The interpreter re-reads a kernel's source and starts at the *last* line that begins with ``def `` — one
 inside a docstring, or a nested function in a dead branch, so it ran other code than Triton's front end
@@ -18,10 +18,27 @@ from leap.sandbox.worker.interpreter_bf16 import patch_once
 
 @patch_once
 def install() -> None:
-    """Patch the interpreter's ``FunctionRewriter._find_def`` (once)."""
+    """Patch the interpreter's ``FunctionRewriter._find_def`` and ``_transform_ast`` (once)."""
     from triton.runtime.interpreter import FunctionRewriter
 
     FunctionRewriter._find_def = lambda self, lines: def_line(lines, self.fn.__name__)
+    FunctionRewriter._transform_ast = _transform_ast
+
+
+def _transform_ast(self, src: str) -> ast.Module:
+    """The interpreter's rewrite (``x = v`` to ``x = to_tensor(v)``, chained comparisons to wrapper calls), its
+    own nodes placed at the start of the node they stand in for: given the whole statement's span, Python ran
+    their method calls on its last line and columns (`kernel_trace` then saw code the front end never
+    compiled: a black-formatted ``x = tl.load(\n    ...\n)`` was refused)."""
+    parsed = ast.parse(src)
+    originals = list(ast.walk(parsed))  # alive until the end: their ids stay theirs
+    known = {id(n) for n in originals}
+    tree = ast.fix_missing_locations(self.ast_transformer.visit(parsed))
+    for n in ast.walk(tree):
+        if id(n) not in known and hasattr(n, "lineno"):
+            n.end_lineno, n.end_col_offset = n.lineno, n.col_offset
+    ast.increment_lineno(tree, self.def_file_lineno - 1)
+    return tree
 
 
 def def_line(lines: list[str], name: str) -> int:

@@ -6,8 +6,14 @@ a chained comparison, a comprehension's filter, a loop body) leaves the arm it d
 the interpreter evaluates that test differently (a value the two type differently), it runs the other arm, so
 `traced` refuses any line the front end did not compile at all and, on a line that holds a skipped arm, any
 instruction inside one: a red-team pass (2026-12-05) put a decoy and a host ``math`` payload on one line, and
-a per-line trace counted the whole line as compiled. Comprehension frames run inside a kernel are traced as
-part of it.
+a per-line trace counted the whole line as compiled. Comprehension frames run inside a kernel, and the raw
+combine functions the interpreter's ``tl.reduce``/``tl.associative_scan`` call, are traced as part of it.
+
+A value the two type differently can also steer without any skipped arm (``(0.5, v)[isinstance(c, float)]``):
+the front end folds ``math.tanh(int(w * 2**40))`` to a constant where the interpreter computes it on data (a
+red-team pass, 2026-12-05). So while a kernel runs, a Triton tensor turned into a Python value
+(``__index__``, ``__bool__``, ``str``/``repr``) by the candidate's code is refused where the front end had a
+compile-time constant at that expression, and anywhere in host functions the kernel calls.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import inspect
 import sys
 import textwrap
 from dataclasses import dataclass, field
+
+from leap.sandbox.worker.interpreter_bf16 import patch_once
 
 Span = tuple[int, int, int, int]  # first line, first column, last line, end column (file lines, 0-based columns)
 Where = tuple[str, int | None]  # (file, line of the function's def)
@@ -30,6 +38,8 @@ class Coverage:
     lines: set[int] = field(default_factory=set)
     skipped: dict[int, list[Span]] = field(default_factory=dict)
     shift: int = 0
+    folded: dict[Span, bool] = field(default_factory=dict)  # expression -> every visit gave a constant
+    raw: object = None  # the function's own code object (the interpreter calls combine functions raw)
 
 
 class Recorder:
@@ -48,13 +58,24 @@ class Recorder:
             return
         where = (gen.file_name, getattr(gen.jit_fn, "def_file_line_number", None))
         if where not in self.coverage:
-            self.coverage[where] = Coverage(shift=interpreter_shift(getattr(gen.jit_fn, "fn", None)))
+            fn = getattr(gen.jit_fn, "fn", None)
+            self.coverage[where] = Coverage(shift=interpreter_shift(fn), raw=getattr(fn, "__code__", None))
         col = getattr(gen, "begin_col", 1) - 1
-        self.coverage[where].lines.add(gen.begin_line + line)
+        # every line of an expression or simple statement (Python runs ``.attr`` and the interpreter's own calls
+        # on their last lines); a compound statement's header line (its body's lines are its statements')
+        last = line if isinstance(node, ast.stmt) and hasattr(node, "body") else node.end_lineno or line
+        self.coverage[where].lines.update(range(gen.begin_line + line, gen.begin_line + last + 1))
         self.spans.setdefault(where, set()).add(span(node, gen.begin_line, col))
         self.visited.add(id(node))
         self.keep.append(node)
         self.arms += [(where, gen.begin_line, col, arm) for arm in arms(node)]
+
+    def value(self, gen, node, value) -> None:
+        """What the code generator made of an expression: a compile-time constant or not."""
+        if isinstance(node, ast.expr) and getattr(node, "lineno", None) is not None:
+            cov = self.coverage[(gen.file_name, getattr(gen.jit_fn, "def_file_line_number", None))]
+            s = span(node, gen.begin_line, getattr(gen, "begin_col", 1) - 1)
+            cov.folded[s] = cov.folded.get(s, True) and _constant(value)
 
     def result(self) -> dict[Where, Coverage]:
         """Each function's coverage, with the arms no specialisation visited."""
@@ -98,53 +119,137 @@ def interpreter_shift(fn) -> int:
     return len(src[0]) - len(textwrap.dedent("".join(src)).splitlines(True)[0])
 
 
+class _Launch:
+    """One traced launch: the kernel frames running and what they may run."""
+
+    def __init__(self, coverage: dict[Where, Coverage], filename: str) -> None:
+        self.coverage, self.filename = coverage, filename
+        self.stray: list[int] = []
+        self.where_of: dict[int, tuple[Coverage, int]] = {  # code -> its coverage and column shift
+            id(c.raw): (c, 0) for c in coverage.values() if c.raw is not None}
+        self.live: set[int] = set()  # ids of the kernel frames now running
+        self.positions: dict[int, list] = {}
+
+    def position(self, frame) -> tuple[Coverage, tuple | None]:
+        """The frame's coverage and its current instruction's span in file columns (None when unknown)."""
+        cov, shift = self.where_of[id(frame.f_code)]
+        code = frame.f_code
+        if id(code) not in self.positions:
+            self.positions[id(code)] = list(code.co_positions())
+        line, end, col, end_col = self.positions[id(code)][frame.f_lasti // 2]
+        if line is None or col is None or end is None or end_col is None:
+            return cov, None
+        return cov, (line, col + shift, end, end_col + shift)
+
+    def converting(self, frame) -> None:
+        """A Triton tensor is being turned into a Python value by ``frame``'s code."""
+        if frame.f_code.co_filename != self.filename:
+            return  # the interpreter's own code
+        if id(frame) in self.live:
+            cov, pos = self.position(frame)
+            if pos is not None and _folded_at(cov, pos):
+                self.stray.append(pos[0])
+            return
+        up = frame.f_back
+        while up is not None:  # a host function of the candidate's that a kernel called
+            if id(up) in self.live:
+                self.stray.append(frame.f_lineno)
+                return
+            up = up.f_back
+
+
+_ACTIVE: list[_Launch] = []
+
+
 def traced(coverage: dict[Where, Coverage], filename: str, launch) -> int | None:
     """Run ``launch`` with a trace on the candidate's kernel frames (and comprehensions they run); the first
-    line run that the front end did not compile, or that runs an arm it skipped, or None."""
-    stray: list[int] = []
-    where_of: dict[int, Where] = {}
-    positions: dict[int, list] = {}
+    line run that the front end did not compile, that runs an arm it skipped or that turns data into a Python
+    value where the front end had a constant, or None."""
+    run = _Launch(coverage, filename)
 
     def local(frame, event, arg):
-        cov = coverage[where_of[id(frame.f_code)]]
-        if stray:
-            return None
+        cov, _ = run.where_of[id(frame.f_code)]
+        if event == "return":
+            run.live.discard(id(frame))
+        if run.stray:
+            return local
         if event == "line":
             if frame.f_lineno not in cov.lines:
-                stray.append(frame.f_lineno)
+                run.stray.append(frame.f_lineno)
             frame.f_trace_opcodes = frame.f_lineno in cov.skipped
         elif event == "opcode":
-            code = frame.f_code
-            if id(code) not in positions:
-                positions[id(code)] = list(code.co_positions())
-            line, end, col, end_col = positions[id(code)][frame.f_lasti // 2]
-            if line is not None and col is not None and _inside((line, col + cov.shift, end, end_col + cov.shift),
-                                                                 cov.skipped.get(line, ())):
-                stray.append(line)
+            _, pos = run.position(frame)
+            if pos is not None and _inside(pos, cov.skipped.get(pos[0], ())):
+                run.stray.append(pos[0])
         return local
 
     def trace(frame, event, arg):
         code = frame.f_code
         if code.co_filename != filename:
             return None
-        where = (filename, code.co_firstlineno)
-        parent = frame.f_back
-        if where not in coverage:  # a comprehension the kernel runs: part of the kernel
-            if parent is None or id(parent.f_code) not in where_of or not code.co_name.startswith("<"):
+        if id(code) not in run.where_of:
+            cov = coverage.get((filename, code.co_firstlineno))
+            parent = frame.f_back
+            if cov is not None:
+                run.where_of[id(code)] = (cov, cov.shift)
+            elif parent is not None and id(parent.f_code) in run.where_of and code.co_name.startswith("<"):
+                run.where_of[id(code)] = run.where_of[id(parent.f_code)]  # a comprehension the kernel runs
+            else:
                 return None
-            where = where_of[id(parent.f_code)]
-        where_of[id(code)] = where
+        run.live.add(id(frame))
         return local
 
     was = sys.gettrace()
+    _ACTIVE.append(run)
     sys.settrace(trace)
     try:
         launch()
     finally:
         sys.settrace(was)
-    return stray[0] if stray else None
+        _ACTIVE.pop()
+    return run.stray[0] if run.stray else None
+
+
+@patch_once
+def install() -> None:
+    """Make the interpreter's tensor conversions to Python values (``__index__``, ``__bool__``, ``__str__``,
+    ``__repr__``, patched in at each launch) report to the running launch first (once)."""
+    from triton.runtime import interpreter
+
+    patch = interpreter._patch_lang_tensor
+
+    def patched(tensor, scope):
+        patch(tensor, scope)
+        for name in ("__index__", "__bool__", "__str__", "__repr__"):
+            scope.set_attr(tensor, name, _reporting(getattr(tensor, name)))
+
+    interpreter._patch_lang_tensor = patched
+
+
+def _reporting(convert):
+    def call(self, *args):
+        if _ACTIVE:
+            _ACTIVE[-1].converting(sys._getframe(1))
+        return convert(self, *args)
+
+    return call
 
 
 def _inside(pos: tuple, spans) -> bool:
     line, col, end, end_col = pos
     return any((line, col) >= (s[0], s[1]) and (end, end_col) <= (s[2], s[3]) for s in spans)
+
+
+def _folded_at(cov: Coverage, pos: tuple) -> bool:
+    """Whether the innermost expression around ``pos`` that the front end evaluated was a constant each time."""
+    around = [s for s in cov.folded if _inside(pos, (s,))]
+    if not around:
+        return False
+    return cov.folded[max(around, key=lambda s: (s[0], s[1], -s[2], -s[3]))]  # nested: the latest start
+
+
+def _constant(value) -> bool:
+    """A value the front end computed at compile time (a Python number or string, a constexpr, a dtype)."""
+    import triton.language as tl
+
+    return isinstance(value, int | float | bool | str | tl.constexpr | tl.dtype)

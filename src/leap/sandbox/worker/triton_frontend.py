@@ -42,6 +42,7 @@ def watch(failures: list[str]) -> bool:
     except ImportError:  # pragma: no cover - no triton
         return False
     available()
+    kernel_trace.install()
     original, called = InterpretedFunction.run, InterpretedFunction.__call__
     checked: dict[tuple, tuple] = {}
     depth = [0]
@@ -92,7 +93,21 @@ def _check(kernel, args, kwargs, checked: dict) -> tuple:
         checked[key] = _compile(jit, signature, constexprs)
     refused, compiled = checked[key]
     options = {k: v for k, v in kwargs.items() if k not in bound.arguments}  # num_warps, ...: the interpreter's
-    return refused, compiled, ((), {**bound.arguments, **options})
+    arguments = dict(bound.arguments)
+    for path, value in constexprs.items():  # a tuple entry the front end took as a constant (a stride of 1)
+        if isinstance(path, tuple):         # is one in the interpreter too
+            name = jit.params[path[0]].name
+            arguments[name] = _with_constant(arguments[name], path[1:], value)
+    return refused, compiled, ((), {**arguments, **options})
+
+
+def _with_constant(value, path: tuple, constant):
+    """``value`` (nested tuples) with the entry at ``path`` a ``tl.constexpr``."""
+    if not path:
+        return tl.constexpr(constant)
+    items = list(value)
+    items[path[0]] = _with_constant(items[path[0]], path[1:], constant)
+    return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
 
 
 def _prepare(fn, args, kwargs) -> tuple:
@@ -159,7 +174,9 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
 
     def recording(self, node):
         recorder.note(self, node)
-        return visit(self, node)
+        value = visit(self, node)
+        recorder.value(self, node, value)
+        return value
 
     try:
         target = GPUTarget(*TARGET)
