@@ -177,6 +177,45 @@ def test_a_skipped_arm_on_a_compiled_line_is_not_run(monkeypatch):
     assert len(failures) == 1
 
 
+@triton.jit
+def value_apart(x_ptr, y_ptr, s, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)  # below, the front end takes 0.5, the interpreter the loaded value
+    tl.store(y_ptr + offs, v * 0.0 + int((0.5, tl.load(x_ptr))[isinstance(s, float)] * 1024.0) / 1024.0,
+             mask=offs < n)
+
+
+@triton.jit
+def runtime_scalars(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n, BLOCK):  # a loop bound and a test on loaded data: Python values in the interpreter
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    total = tl.sum(acc, axis=0)
+    if total > 0:
+        total = total * 1.0
+    tl.store(y_ptr, total)
+
+
+def test_data_turned_into_a_python_value_where_the_front_end_had_a_constant_is_refused(monkeypatch):
+    """No arm skipped: the front end folds ``int(w * 1024)`` with ``w`` its constant, the interpreter turns a
+    loaded value into a Python int there; refused. Loop bounds and tests on runtime values are not."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from leap.sandbox.worker import triton_frontend
+
+    monkeypatch.setattr(InterpretedFunction, "run", InterpretedFunction.run)
+    monkeypatch.setattr(InterpretedFunction, "__call__", InterpretedFunction.__call__)
+    failures: list[str] = []
+    triton_frontend.watch(failures)
+    x, y = torch.randn(200), torch.empty(200)
+    with pytest.raises(triton_frontend.KernelCheckError, match="did not compile"):
+        value_apart[(1,)](x, y, 0.5, 200, BLOCK=256)
+    runtime_scalars[(1,)](x, y, 200, BLOCK=64)
+    assert y[0].item() == pytest.approx(x.sum().item(), rel=1e-5, abs=1e-5)
+    assert len(failures) == 1
+
+
 def test_the_interpreter_finds_the_def_statement_not_a_def_line_in_a_docstring():
     from leap.sandbox.worker.interpreter_rewrite import def_line
 
