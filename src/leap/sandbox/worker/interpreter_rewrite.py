@@ -26,14 +26,20 @@ def install() -> None:
 
 
 def _transform_ast(self, src: str) -> ast.Module:
-    """The interpreter's rewrite (``x = v`` to ``x = to_tensor(v)``, chained comparisons to wrapper calls), its
-    own nodes placed at the start of the node they stand in for: given the whole statement's span, Python ran
+    """The interpreter's rewrite (``x = v`` to ``x = to_tensor(v)``, chained comparisons to wrapper calls; here
+    also a runtime loop's variable made a tensor), its own nodes placed at the start of the node they stand in for: given the whole statement's span, Python ran
     their method calls on its last line and columns (`kernel_trace` then saw code the front end never
     compiled: a black-formatted ``x = tl.load(\n    ...\n)`` was refused)."""
     parsed = ast.parse(src)
     originals = list(ast.walk(parsed))  # alive until the end: their ids stay theirs
     known = {id(n) for n in originals}
-    tree = ast.fix_missing_locations(self.ast_transformer.visit(parsed))
+    tree = self.ast_transformer.visit(parsed)
+    for loop in [n for n in ast.walk(tree) if isinstance(n, ast.For) and _runtime_range(n)]:
+        name = loop.target.id  # a runtime loop's variable is a tensor on a GPU: made one here too
+        loop.body.insert(0, ast.Assign(targets=[ast.Name(name, ast.Store())], value=ast.Call(
+            ast.Attribute(ast.Name("interpreter_semantic", ast.Load()), "to_tensor", ast.Load()),
+            [ast.Name(name, ast.Load()), ast.Constant(False)], [])))
+    tree = ast.fix_missing_locations(tree)
     for n in ast.walk(tree):
         if id(n) not in known and hasattr(n, "lineno"):
             n.end_lineno, n.end_col_offset = n.lineno, n.col_offset
@@ -52,3 +58,12 @@ def def_line(lines: list[str], name: str) -> int:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             return node.lineno
     return 0
+
+
+def _runtime_range(loop: ast.For) -> bool:
+    """``for i in range(...)`` / ``tl.range(...)`` (not ``tl.static_range``): Triton compiles a loop whose
+    variable is a tensor, where the interpreter hands out Python ints (a red-team pass, 2026-12-05, tested
+    ``isinstance(i, int)`` and computed on the host with it)."""
+    f = loop.iter.func if isinstance(loop.iter, ast.Call) else None
+    return isinstance(loop.target, ast.Name) and (
+        (isinstance(f, ast.Name) and f.id == "range") or (isinstance(f, ast.Attribute) and f.attr == "range"))

@@ -148,14 +148,33 @@ class _Launch:
         if id(frame) in self.live:
             cov, pos = self.position(frame)
             if pos is not None and _folded_at(cov, pos):
-                self.stray.append(pos[0])
+                self.refuse(pos[0])
             return
         up = frame.f_back
         while up is not None:  # a host function of the candidate's that a kernel called
             if id(up) in self.live:
-                self.stray.append(frame.f_lineno)
-                return
+                self.refuse(frame.f_lineno)
             up = up.f_back
+
+    def refuse(self, line: int) -> None:
+        """Note the first line that ran other code than the front end compiled, and stop the kernel there."""
+        self.stray.append(line)
+        raise _Stray(line)
+
+    def constant_only(self, what: str, args) -> None:
+        """``what`` (``tl.static_range``, ``tl.static_assert``) got a runtime tensor where the front end takes
+        only compile-time constants: the two read a value differently."""
+        import triton.language as tl
+
+        if any(isinstance(a, tl.tensor) for a in args):
+            frame = sys._getframe(2)
+            while frame is not None and id(frame) not in self.live:
+                frame = frame.f_back
+            self.refuse(frame.f_lineno if frame is not None else 0)
+
+
+class _Stray(Exception):
+    """Raised into the kernel at the first stray line (the launch then ends; `traced` reports the line)."""
 
 
 _ACTIVE: list[_Launch] = []
@@ -171,16 +190,14 @@ def traced(coverage: dict[Where, Coverage], filename: str, launch) -> int | None
         cov, _ = run.where_of[id(frame.f_code)]
         if event == "return":
             run.live.discard(id(frame))
-        if run.stray:
-            return local
-        if event == "line":
+        elif event == "line":
             if frame.f_lineno not in cov.lines:
-                run.stray.append(frame.f_lineno)
+                run.refuse(frame.f_lineno)
             frame.f_trace_opcodes = frame.f_lineno in cov.skipped
         elif event == "opcode":
             _, pos = run.position(frame)
             if pos is not None and _inside(pos, cov.skipped.get(pos[0], ())):
-                run.stray.append(pos[0])
+                run.refuse(pos[0])
         return local
 
     def trace(frame, event, arg):
@@ -204,6 +221,9 @@ def traced(coverage: dict[Where, Coverage], filename: str, launch) -> int | None
     sys.settrace(trace)
     try:
         launch()
+    except Exception:  # the interpreter wraps `_Stray` in its own error
+        if not run.stray:
+            raise
     finally:
         sys.settrace(was)
         _ACTIVE.pop()
@@ -213,17 +233,26 @@ def traced(coverage: dict[Where, Coverage], filename: str, launch) -> int | None
 @patch_once
 def install() -> None:
     """Make the interpreter's tensor conversions to Python values (``__index__``, ``__bool__``, ``__str__``,
-    ``__repr__``, patched in at each launch) report to the running launch first (once)."""
+    ``__repr__``, patched in at each launch) report to the running launch first, and its ``tl.static_range``
+    and ``tl.static_assert`` refuse runtime tensors, which the front end never passes them (once)."""
     from triton.runtime import interpreter
 
     patch = interpreter._patch_lang_tensor
+
+    core = interpreter._patch_lang_core
 
     def patched(tensor, scope):
         patch(tensor, scope)
         for name in ("__index__", "__bool__", "__str__", "__repr__"):
             scope.set_attr(tensor, name, _reporting(getattr(tensor, name)))
 
+    def patched_core(lang, scope):
+        core(lang, scope)
+        for name in ("static_range", "static_assert"):
+            scope.set_attr(lang, name, _constant_only(f"tl.{name}", getattr(lang, name)))
+
     interpreter._patch_lang_tensor = patched
+    interpreter._patch_lang_core = patched_core
 
 
 def _reporting(convert):
@@ -231,6 +260,15 @@ def _reporting(convert):
         if _ACTIVE:
             _ACTIVE[-1].converting(sys._getframe(1))
         return convert(self, *args)
+
+    return call
+
+
+def _constant_only(what: str, fn):
+    def call(*args, **kwargs):
+        if _ACTIVE:
+            _ACTIVE[-1].constant_only(what, (*args, *kwargs.values()))
+        return fn(*args, **kwargs)
 
     return call
 
