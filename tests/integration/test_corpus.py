@@ -28,7 +28,9 @@ def _config(device: str):
     from leap.sandbox import SandboxConfig
 
     if device == "cpu":
-        return SandboxConfig(cpu_run_timeout_s=10, run_timeout_s=10, memory_limit_gb=3)
+        # 20 s: the interpreter-heavy legit kernels (a tiled matmul under the line trace) take ~10 s on a
+        # loaded 2-core machine; the hang faults run to the limit
+        return SandboxConfig(cpu_run_timeout_s=20, run_timeout_s=20, memory_limit_gb=3)
     return SandboxConfig(run_timeout_s=60, compile_timeout_s=300)
 
 
