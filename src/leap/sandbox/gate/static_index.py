@@ -210,7 +210,7 @@ def getattrs_spelled_out(tree: ast.Module) -> ast.Module:
 class _Getattrs(ast.NodeTransformer):
     def __init__(self, tree: ast.Module) -> None:
         self.named = own_attrs(tree) | {a.value for n in ast.walk(tree) if isinstance(n, ast.Call)
-                                        and _call_name(n) != "getattr" for a in n.args
+                                        and S.callee_name(n) != "getattr" for a in n.args
                                         if isinstance(a, ast.Constant) and isinstance(a.value, str)}
         self.dynamic = _dynamic_attrs(tree)
         self.plain = _plain_classes(tree)
@@ -270,8 +270,8 @@ def _dynamic_attrs(tree: ast.Module) -> bool:
     for n in ast.walk(tree):
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name in ("__getattr__", "__getattribute__"):
             return True
-        if isinstance(n, ast.Call) and _call_name(n) in _SETTERS:
-            name = n.args[1:2] if _call_name(n) == "setattr" else n.args[:1]
+        if isinstance(n, ast.Call) and S.callee_name(n) in _SETTERS:
+            name = n.args[1:2] if S.callee_name(n) == "setattr" else n.args[:1]
             if not (name and isinstance(name[0], ast.Constant) and isinstance(name[0].value, str)):
                 return True
     return False
@@ -288,11 +288,6 @@ def _plain_classes(tree: ast.Module) -> set[str]:
         if not more:
             return plain
         plain |= more
-
-
-def _call_name(call: ast.Call) -> str | None:
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _module_attrs() -> frozenset[str]:

@@ -86,7 +86,7 @@ def is_size(e: ast.expr, sizes: frozenset[str] | set[str]) -> bool:
         f = e.func
         if isinstance(f, ast.Attribute) and f.attr in _SIZE_METHODS:
             return True
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        name = S.callee_name(e)
         if name == "cdiv":
             return len(e.args) == 2 and all(is_size(a, sizes) or _nonneg(a) for a in e.args)
         return name in _SIZE_FUNCS

@@ -94,7 +94,7 @@ def sources(e: ast.AST | None) -> set[str]:
         return ({path} if path else set()) | sources(e.value)
     if isinstance(e, ast.Call):
         f = e.func
-        last = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        last = callee_name(e)
         if last in _SCALAR_CALLS or last in T.TENSOR_SCALAR_METHODS:
             return set()
         out = sources(f.value) if isinstance(f, ast.Attribute) else set()
@@ -285,8 +285,7 @@ def _atomic(e: ast.AST | None) -> bool:
     if isinstance(e, ast.Constant | ast.BinOp | ast.UnaryOp | ast.Compare | ast.JoinedStr):
         return not isinstance(e, ast.Constant) or not isinstance(e.value, bytes)
     if isinstance(e, ast.Call):
-        f = e.func
-        last = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        last = callee_name(e)
         return last in _SCALAR_CALLS or last in T.TENSOR_SCALAR_METHODS
     return False
 
@@ -329,6 +328,12 @@ def binding_mention(n: ast.AST, name: str) -> bool:
     if isinstance(n, ast.Name):
         return n.id == name and not isinstance(n.ctx, ast.Load)
     return any(v == name or isinstance(v, list) and name in v for _, v in ast.iter_fields(n))
+
+
+def callee_name(call: ast.Call) -> str:
+    """The last name of what ``call`` calls (``f`` of ``f(...)`` and of ``x.f(...)``), or ``""``."""
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def main_guard(test: ast.expr) -> bool:

@@ -1,4 +1,5 @@
-"""Where Triton's CPU interpreter finds a kernel's ``def``, and where its rewrite puts its own code (CPU checks only).
+"""Where Triton's CPU interpreter finds a kernel's ``def`` and where its rewrite puts its own code (CPU checks
+only).
 
 The interpreter re-reads a kernel's source and starts at the *last* line that begins with ``def `` — one
 inside a docstring, or a nested function in a dead branch, so it ran other code than Triton's front end
@@ -27,9 +28,10 @@ def install() -> None:
 
 def _transform_ast(self, src: str) -> ast.Module:
     """The interpreter's rewrite (``x = v`` to ``x = to_tensor(v)``, chained comparisons to wrapper calls; here
-    also a runtime loop's variable made a tensor), its own nodes placed at the start of the node they stand in for: given the whole statement's span, Python ran
-    their method calls on its last line and columns (`kernel_trace` then saw code the front end never
-    compiled: a black-formatted ``x = tl.load(\n    ...\n)`` was refused)."""
+    also a runtime loop's variable made a tensor), its own nodes placed at the start of the node they stand in
+    for: given the whole statement's span, Python ran their method calls on its last line and columns
+    (`kernel_trace` then saw code the front end never compiled: a black-formatted ``x = tl.load(\n ...\n)``
+    was refused)."""
     parsed = ast.parse(src)
     originals = list(ast.walk(parsed))  # alive until the end: their ids stay theirs
     known = {id(n) for n in originals}

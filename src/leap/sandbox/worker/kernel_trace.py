@@ -39,11 +39,13 @@ class Coverage:
     skipped: dict[int, list[Span]] = field(default_factory=dict)
     shift: int = 0
     folded: dict[Span, bool] = field(default_factory=dict)  # expression -> every visit gave a constant
+    folded_lines: dict[int, list[Span]] = field(default_factory=dict)  # those spans by every line they touch
     raw: object = None  # the function's own code object (the interpreter calls combine functions raw)
 
 
 class Recorder:
-    """Notes the nodes each code generator visits during one compile (call `note` from ``CodeGenerator.visit``)."""
+    """Notes the nodes each code generator visits during one compile (`visit` stands in for
+    ``CodeGenerator.visit``)."""
 
     def __init__(self) -> None:
         self.coverage: dict[Where, Coverage] = {}
@@ -52,30 +54,31 @@ class Recorder:
         self.visited: set[int] = set()
         self.keep: list[ast.AST] = []  # visited nodes stay alive, so their ids stay theirs
 
-    def note(self, gen, node) -> None:
+    def visit(self, gen, node, visit):
+        """``visit(gen, node)`` (the code generator's own), noting the node, its lines and span, and for an
+        expression whether the value it made is a compile-time constant."""
         line = getattr(node, "lineno", None)
         if line is None:
-            return
+            return visit(gen, node)
         where = (gen.file_name, getattr(gen.jit_fn, "def_file_line_number", None))
         if where not in self.coverage:
             fn = getattr(gen.jit_fn, "fn", None)
             self.coverage[where] = Coverage(shift=interpreter_shift(fn), raw=getattr(fn, "__code__", None))
+        cov = self.coverage[where]
         col = getattr(gen, "begin_col", 1) - 1
         # every line of an expression or simple statement (Python runs ``.attr`` and the interpreter's own calls
         # on their last lines); a compound statement's header line (its body's lines are its statements')
         last = line if isinstance(node, ast.stmt) and hasattr(node, "body") else node.end_lineno or line
-        self.coverage[where].lines.update(range(gen.begin_line + line, gen.begin_line + last + 1))
-        self.spans.setdefault(where, set()).add(span(node, gen.begin_line, col))
+        cov.lines.update(range(gen.begin_line + line, gen.begin_line + last + 1))
+        s = span(node, gen.begin_line, col)
+        self.spans.setdefault(where, set()).add(s)
         self.visited.add(id(node))
         self.keep.append(node)
         self.arms += [(where, gen.begin_line, col, arm) for arm in arms(node)]
-
-    def value(self, gen, node, value) -> None:
-        """What the code generator made of an expression: a compile-time constant or not."""
-        if isinstance(node, ast.expr) and getattr(node, "lineno", None) is not None:
-            cov = self.coverage[(gen.file_name, getattr(gen.jit_fn, "def_file_line_number", None))]
-            s = span(node, gen.begin_line, getattr(gen, "begin_col", 1) - 1)
+        value = visit(gen, node)
+        if isinstance(node, ast.expr):
             cov.folded[s] = cov.folded.get(s, True) and _constant(value)
+        return value
 
     def result(self) -> dict[Where, Coverage]:
         """Each function's coverage, with the arms no specialisation visited."""
@@ -85,6 +88,10 @@ class Recorder:
                 continue
             for ln in range(s[0], s[2] + 1):
                 self.coverage[where].skipped.setdefault(ln, []).append(s)
+        for cov in self.coverage.values():
+            for s in cov.folded:
+                for ln in range(s[0], s[2] + 1):
+                    cov.folded_lines.setdefault(ln, []).append(s)
         return self.coverage
 
 
@@ -280,7 +287,7 @@ def _inside(pos: tuple, spans) -> bool:
 
 def _folded_at(cov: Coverage, pos: tuple) -> bool:
     """Whether the innermost expression around ``pos`` that the front end evaluated was a constant each time."""
-    around = [s for s in cov.folded if _inside(pos, (s,))]
+    around = [s for s in cov.folded_lines.get(pos[0], ()) if _inside(pos, (s,))]
     if not around:
         return False
     return cov.folded[max(around, key=lambda s: (s[0], s[1], -s[2], -s[3]))]  # nested: the latest start

@@ -173,10 +173,7 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
     visit = code_generator.CodeGenerator.visit
 
     def recording(self, node):
-        recorder.note(self, node)
-        value = visit(self, node)
-        recorder.value(self, node, value)
-        return value
+        return recorder.visit(self, node, visit)
 
     try:
         target = GPUTarget(*TARGET)
@@ -332,6 +329,7 @@ def _as_jit(fn):
     todo.append(fn.__globals__)
     cells = list(fn.__closure__ or ())
     seen: set[int] = set()
+
     def stand_in(value):
         """What the front end sees for ``value`` (queuing an interpreted kernel's own scopes), or None."""
         if id(value) in stand_ins:  # ``from ...libdevice import erf``: the harness's numpy body, by name
