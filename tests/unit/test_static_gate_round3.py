@@ -203,3 +203,21 @@ def test_unbound_name_points_at_the_unbound_read_not_at_a_local_of_the_same_name
     g = assert_rejected(src, "unbound_name")
     want = next(i for i, text in enumerate(src.splitlines(), 1) if line_of in text)
     assert f"line {want}:" in g.detail, (want, g.detail)
+
+
+CONSTEXPR_FN = "@triton.constexpr_function\ndef chunks(total, block):\n{body}\n"
+
+
+def test_a_constexpr_function_is_host_python_on_constexprs_only():
+    """Triton's ``@triton.constexpr_function`` helpers are callable from kernels; their bodies follow the
+    kernel-body rules and may not reach Triton's kernel language (``tl.load``/``tl.store``), which a GPU
+    compile refuses there and which the CPU interpreter would run on the host."""
+    ok_body = "    return (total + block - 1) // block + int(math.log2(block)) * 0"
+    use = "    c = chunks(BLOCK * 2, BLOCK)\n"
+    kernel = KERNEL.format(body=BODY_HEAD + use + BODY_TAIL)
+    assert_ok(triton_src(CALL_BODY.format(arg="1.0"), extra="\nimport math\n" + CONSTEXPR_FN.format(body=ok_body)
+                         + kernel))
+    for body in ("    tl.store(total, block)\n    return 0", "    return np.maximum(total, block)",
+                 "    return total.handle.data"):
+        extra = "\nimport numpy as np\n" + CONSTEXPR_FN.format(body=body) + kernel
+        assert_rejected(triton_src(CALL_BODY.format(arg="1.0"), extra=extra), "jit_body")

@@ -80,6 +80,10 @@ class ModuleIndex:
             if (isinstance(node, ast.FunctionDef) and id(node) not in top and node.name not in self.functions
                     and node.name not in self.jit and self.jit_decorated(node)):
                 self.nested_jit.setdefault(node.name, node)
+        # ``@triton.constexpr_function``: host Python a kernel calls at compile time on constexprs
+        self.constexpr_fns: dict[str, ast.FunctionDef] = {
+            name: fn for name, fn in self.functions.items() if isinstance(fn, ast.FunctionDef) and any(
+                self.qualname(d) == "triton.constexpr_function" for d in fn.decorator_list)}
         self.jit_methods: set[tuple[str, str]] = set()  # (class, name): a @staticmethod @triton.jit kernel
         for cname, cls in self.classes.items():
             for stmt in cls.body:

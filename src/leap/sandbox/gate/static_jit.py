@@ -143,13 +143,15 @@ def _root(e: ast.AST) -> str:
 def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int, int, str]]:
     """What each kernel body uses that a kernel may not (line, column, message)."""
     consts = module_constants(ix)
-    kernels = set(ix.jit) | {fn.name for fn in kernel_bodies(ix, sigs)}
+    kernels = set(ix.jit) | {fn.name for fn in kernel_bodies(ix, sigs)} | set(ix.constexpr_fns)
     out: list[tuple[int, int, str]] = []
-    for fn in kernel_bodies(ix, sigs):
-        sig = next((s for s in sigs.values() if s.node is fn), None)
-        const = sig.constexpr if sig is not None else frozenset()
+    for fn in [*kernel_bodies(ix, sigs), *ix.constexpr_fns.values()]:
         params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs, fn.args.vararg,
                                   fn.args.kwarg] if a is not None}
+        sig = next((s for s in sigs.values() if s.node is fn), None)
+        # a constexpr function's parameters are constexprs (Triton unwraps them before calling it)
+        const = sig.constexpr if sig is not None else frozenset(params) if fn.name in ix.constexpr_fns \
+            else frozenset()
         body = [n for stmt in fn.body for n in ast.walk(stmt)]
         local = params | {n.id for n in body if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         local |= {a.arg for n in body if isinstance(n, ast.Lambda | ast.FunctionDef)
@@ -196,7 +198,19 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
                           "kernels)")
             elif isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
                 bad(node, "calling a computed value (a kernel calls Triton, math, builtins and kernels by name)")
+            elif isinstance(node, ast.Call) and fn.name in ix.constexpr_fns and _language_call(ix, node, kernels):
+                bad(node, f"constexpr function {fn.name} calls {ast.unparse(node.func)} (it runs on the host at "
+                          "compile time on constexprs: Python, math and other constexpr functions only)")
     return out
+
+
+def _language_call(ix: ModuleIndex, call: ast.Call, kernels: set[str]) -> bool:
+    """``call`` reaches Triton's kernel language (``tl.load``) or a kernel: nothing a GPU compile lets a
+    ``constexpr_function`` do; only a constexpr may be built."""
+    if isinstance(call.func, ast.Name) and call.func.id in kernels and call.func.id not in ix.constexpr_fns:
+        return True
+    q = ix.qualname(call.func)
+    return q is not None and q.startswith("triton.language") and q.split(".")[-1] != "constexpr"
 
 
 def _triton_name(ix: ModuleIndex, node: ast.Attribute) -> bool:

@@ -160,6 +160,22 @@ class _Unavailable(Exception):
     """The front end reached an interpreter object the check did not turn into a ``JITFunction``."""
 
 
+@contextlib.contextmanager
+def _compiling():
+    """The front end as a GPU compile runs it: under ``TRITON_INTERPRET=1`` Triton's ``constexpr_function``
+    returns a plain value instead of a ``constexpr`` (the knob says "no constexpr in the interpreter"), and
+    ``tl.static_range`` then refuses the bound a GPU compile accepts."""
+    import triton
+
+    runtime = triton.knobs.runtime
+    before = runtime.interpret
+    runtime.interpret = False
+    try:
+        yield
+    finally:
+        runtime.interpret = before
+
+
 def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tuple:
     """``(refusal or None, {(file, def line): what the front end compiled of it})`` for one signature."""
     from triton._C.libtriton import ir
@@ -184,7 +200,7 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
         backend.load_dialects(context)
         src = ASTSource(jit, signature, constexprs)
         code_generator.CodeGenerator.visit = recording
-        with _as_jit(jit.fn):
+        with _as_jit(jit.fn), _compiling():
             src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
                         context)
     except Exception as exc:
