@@ -32,6 +32,7 @@ from leap.sandbox.worker import compute_guard as _guard
 from leap.sandbox.worker import interpreter_bf16 as _bf16
 from leap.sandbox.worker import interpreter_libdevice as _libdevice
 from leap.sandbox.worker import interpreter_masks as _masks
+from leap.sandbox.worker import interpreter_reduce as _reduce
 from leap.sandbox.worker import interpreter_rewrite as _rewrite
 from leap.sandbox.worker.child_env import (
     close_inherited,
@@ -166,6 +167,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             _bf16.install()
             _libdevice.install()
             _masks.install()
+            _reduce.install()
             _rewrite.install()
     iso = isolate(job, private_dir)
     # the forkserver (a candidate that kills it is caught at the end); read after the isolation: in a PID
