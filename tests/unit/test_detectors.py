@@ -83,6 +83,31 @@ def test_tensor_subclass_flagged():
     assert any("subclass Sub" in p for p in probs)
 
 
+def test_outputs_the_harness_would_run_code_of_are_refused_before_it_touches_them():
+    """A tensor with an attribute of its own shadows a method the harness calls once the backstop is off
+    (``out.detach()`` computed the answer unwatched, red-team pass 2026-12-05); an object of the candidate's
+    class would run its own pickling. Both are problems, the output is dropped, and inputs lose such
+    attributes."""
+    x = torch.randn(4, 8)
+    ran = []
+    shadowed = torch.zeros(4, 8)
+    shadowed.detach = lambda: ran.append(1) or torch.relu(x)
+
+    class Box:
+        def __reduce_ex__(self, proto):
+            ran.append(2)
+            return (torch.relu, (x,))
+
+    for out, needle in ((shadowed, "attributes of its own (detach"), ([torch.ones(1), (Box(),)], "a Box")):
+        kept, probs = D.plain_output(out, [x])
+        assert kept is None and any(needle in p for p in probs), probs
+    assert ran == []
+    x.clone = lambda: x
+    assert D.plain_inputs([x, 3]) and "clone" not in vars(x)
+    fine = (torch.ones(2), [torch.zeros(1), 1.5, None])
+    assert D.plain_output(fine, [x]) == (fine, [])
+
+
 def test_background_thread_and_child_process_flagged():
     stop = threading.Event()
 

@@ -318,6 +318,9 @@ class StmtKinds:
                 self.store_self(self.cur_cls, target.attr, kind)
                 return
             kb = self._kind(base, env, target)
+            if kb.tag is Tag.TENSOR and target.attr not in T.TENSOR_SETTABLE:  # in init code too: a method the
+                self.flag(target, f"storing .{target.attr} on a tensor (an attribute of its own shadows its "  # harness
+                          "methods; tensors hold data, not values of yours)", "tensor_attribute")  # would call
             if kb.tag is Tag.USERMOD:
                 self.store_self(kb.arg, target.attr, kind)
             elif kb.tag is Tag.CTX:  # ctx.scale = s: kept for backward like save_for_backward

@@ -46,6 +46,8 @@ FORBIDDEN_PREFIXES = (
     "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
     "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
     "functools.singledispatchmethod", "string.Formatter",
+    # copies one object's attributes into another's (a tensor's own `detach` shadowing the method)
+    "functools.update_wrapper",
     # stores through a function (a table filled with tensors while it is typed by its literal)
     "operator.setitem", "operator.delitem", "operator.__setitem__", "operator.__delitem__",
     *(f"operator.{p}i{op}{s}" for op in ("add", "and", "concat", "floordiv", "lshift", "mod", "mul", "matmul", "or",
@@ -204,6 +206,8 @@ TENSOR_CASTS = frozenset({"float", "half", "bfloat16", "double", "int", "long", 
                           "type", "type_as"})
 TENSOR_SCALAR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad",
                                  "itemsize", "nbytes", "is_leaf", "names", "__cuda_array_interface__"})
+# what a store on a tensor may set: its own data descriptors (no instance attribute is made)
+TENSOR_SETTABLE = frozenset({"requires_grad", "data", "grad", "retains_grad", "names", "real", "imag"})
 TENSOR_VIEW_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 TORCH_MODULE_TENSOR_ATTRS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight",
                                        "in_proj_bias"})

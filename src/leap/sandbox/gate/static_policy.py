@@ -436,6 +436,10 @@ class PolicyVisitor(ast.NodeVisitor):
                 elif f.id in ("setattr", "delattr") and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
                         and node.args[1].value in self.method_names:
                     self.add(node, "rebinding", f"{f.id} of {node.args[1].value!r}, a method of the solution's classes")
+                elif f.id == "setattr" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                        and node.args[1].value in _tensor_methods():
+                    self.add(node, "tensor_attribute", f"setattr of {node.args[1].value!r}, a method of torch.Tensor "
+                                                       "(an attribute of its own shadows it on a tensor)")
             if f.id == "type" and len(node.args) == 3:
                 self.add(node, "dynamic_class", "type() with three arguments is not allowed")
             if f.id == "super" and (node.keywords or node.args and not (
@@ -495,3 +499,13 @@ def _format_attrs(text: str) -> list[str]:
 
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+@lru_cache(maxsize=1)
+def _tensor_methods() -> frozenset[str]:
+    """The names ``torch.Tensor`` answers with a method (an instance attribute of the same name would shadow
+    it; its data descriptors, ``requires_grad`` or ``data``, cannot be shadowed)."""
+    import torch
+
+    return frozenset(n for n in dir(torch.Tensor) if not n.startswith("__")
+                     and not hasattr(type(getattr(torch.Tensor, n, None)), "__set__"))

@@ -257,6 +257,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             inputs = _trial_inputs(trial, device, held)
             if rot is not None:  # same buffers every trial: pointer/shape caches go stale
                 inputs = rot.bind(inputs)
+            if D is not None:  # attributes set on them (init code finding them) would run in our calls
+                problems += D.plain_inputs(inputs)
             kept = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs] if local and r == 0 else None
             tick = _add(stages, "run_inputs", tick)
             _poison(device, settings["poison_bytes"], r % 2)

@@ -40,6 +40,9 @@ GENERIC_FEEDBACK = ("The solution was rejected by the sandbox's run-time checks:
 _Tensor = torch.Tensor
 _storage = torch._C.TensorBase.untyped_storage  # the original: `host_reads` notes the wrapped one
 _Parameter = torch.nn.Parameter
+_instance_dict = torch.Tensor.__dict__["__dict__"].__get__  # a tensor's own attributes, whatever it shadows
+_type_name = type.__dict__["__name__"].__get__
+_PLAIN = (int, float, bool, complex, str, type(None))
 _enumerate_threads = threading.enumerate
 _listdir = os.listdir
 _getpid = os.getpid
@@ -161,6 +164,44 @@ def child_processes() -> list[int]:
 
 
 # --- outputs ---------------------------------------------------------------------------------------
+def plain_output(out, inputs) -> tuple[object, list[str]]:
+    """What forward returned, vetted before the harness touches it: exact tensors with no attributes of their
+    own (``t.detach = partial(torch.relu, buf)`` shadows the method the harness calls once the backstop is
+    off), in exact lists and tuples, or plain scalars. Anything else is a problem and the output becomes
+    None, so no candidate code runs in the harness's calls; input tensors lose attributes set on them."""
+    problems = plain_inputs(inputs)
+    bad: list[str] = []
+    _vet(out, "output", bad)
+    return (None if bad else out), problems + bad
+
+
+def plain_inputs(inputs) -> list[str]:
+    """Input tensors (the harness's own) stripped of attributes candidate code set on them."""
+    bad: list[str] = []
+    for i, x in enumerate(inputs):
+        if _type(x) in (_Tensor, _Parameter):
+            _vet(x, f"input {i}", bad)
+    return bad
+
+
+def _vet(obj, path: str, bad: list[str]) -> None:
+    kind = _type(obj)
+    if kind in (list, tuple):
+        for i, o in enumerate(obj):
+            _vet(o, f"{path}[{i}]", bad)
+    elif kind in (_Tensor, _Parameter):
+        own = _instance_dict(obj)
+        if own:
+            names = sorted(k for k in own if _type(k) is str)[:4]
+            bad.append(f"{path}: a tensor with attributes of its own ({', '.join(names) or 'non-string keys'}: "
+                       "they shadow its methods)")
+            own.clear()
+    elif _isinstance(obj, _Tensor):
+        bad.append(f"{path}: tensor subclass {_type_name(kind)}")
+    elif kind not in _PLAIN:
+        bad.append(f"{path}: a {_type_name(kind)} (forward returns tensors, lists or tuples of them, or numbers)")
+
+
 def _tensors(obj, path: str = "output") -> list[tuple[str, object]]:
     if _isinstance(obj, list | tuple):
         out = []
@@ -321,6 +362,9 @@ def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, 
         out, traced = _watched(model, inputs, watch)
     else:
         out, traced = model(*inputs), []
+    out, odd = plain_output(out, inputs)
+    if odd:
+        return None, traced + odd + leftovers(threads, "forward")
     seed = secret_seed()
     early = snapshot(out, seed) if fingerprints and device == "cuda" else None
     if device == "cuda":
