@@ -249,3 +249,21 @@ def test_kernelbench_rules_allow_partial_pytorch_once_a_kernel_ran(relu):
     with Sandbox(SandboxConfig(workers=1, prewarm=0, static_gate=False, rules="kernelbench"), device="cpu") as box:
         assert box.verify(relu, COMPUTES["copy_of_compute"]).status == "ok"
         assert box.verify(relu, COMPUTES["direct"]).status == "rejected"  # no custom kernel at all
+
+
+RT23 = Path(__file__).parents[1] / "corpus" / "hacks"
+UNSEEN_ROUTES = {  # red-team pass 2026-12-05 (23a): paid with the gate off
+    "output_method_shadowed": ("rt23_relu_init_partial_torch_detach.py", "attributes of its own (detach"),
+    "thread_joined_in_forward": ("rt23_thread_compute_joined.py", "started a thread or process"),
+    "int_subclass_argument": ("rt23_int_subclass_kernel_arg_duck_tensor.py", "a kernel was launched with a"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNSEEN_ROUTES))
+def test_compute_by_routes_out_of_the_dispatch_modes_sight_is_rejected(sb, relu, name):
+    """The answer computed where the recording mode cannot see it: by a method the harness calls after the
+    backstop is off (an attribute of the output's own shadowing ``detach``), in a thread started and
+    joined inside forward, or by an ``int`` subclass's methods inside the interpreter's launch."""
+    file, needle = UNSEEN_ROUTES[name]
+    v = sb.verify(relu, (RT23 / file).read_text())
+    assert v.status == "rejected" and needle in v.detail, (v.status, v.detail)

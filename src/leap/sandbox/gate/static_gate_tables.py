@@ -46,6 +46,9 @@ FORBIDDEN_PREFIXES = (
     "operator.attrgetter", "operator.methodcaller", "torch.cuda.comm", "torch.cuda.nccl", "torch.cuda.jiterator",
     "torch.func", "torch.vmap", "torch.nn.utils.stateless", "torch.utils._pytree", "functools.singledispatch",
     "functools.singledispatchmethod", "string.Formatter",
+    # PyTorch compute behind an attribute read (a parametrized `layer.weight` runs its modules on each read)
+    "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations", "torch.nn.utils.weight_norm",
+    "torch.nn.utils.spectral_norm",
     # copies one object's attributes into another's (a tensor's own `detach` shadowing the method)
     "functools.update_wrapper",
     # stores through a function (a table filled with tensors while it is typed by its literal)

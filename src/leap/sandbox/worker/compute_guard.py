@@ -55,6 +55,13 @@ SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_disp
             ("torch._C", "_ForceDispatchKeyGuard"), ("torch._C", "_push_on_torch_dispatch_stack"),
             ("torch.utils._python_dispatch", "_disable_current_modes"),
             ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
+# threads and processes: the recording mode is per thread, and a forked process records into its own memory,
+# so PyTorch work done there is out of the backstop's sight (a thread started and joined inside forward
+# computed the answer unseen: red-team pass 2026-12-05)
+SPAWNS = (("threading", "_start_new_thread"), ("threading", "_start_joinable_thread"),
+          ("_thread", "start_new_thread"), ("_thread", "start_joinable_thread"), ("_thread", "start_new"),
+          ("os", "fork"), ("os", "forkpty"), ("os", "posix_spawn"), ("os", "posix_spawnp"), ("os", "system"),
+          ("_posixsubprocess", "fork_exec"))
 
 # a conversion between dtypes computes — a float->int copy truncates, an int->int copy sign-extends or wraps,
 # a float->float copy rounds and overflows to inf — nonlinearities from which relu was built with copies and
@@ -189,6 +196,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     setprofile, getprofile = sys.setprofile, sys.getprofile
     switched: dict[str, int] = {}
     host_reads.note_module_functions(SWITCHES, state, switched)  # noted while armed, then done
+    spawned: dict[str, int] = {}
+    host_reads.note_module_functions(SPAWNS, state, spawned)
     cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
@@ -237,6 +246,9 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
         if switched:
             out.append("the run-time compute backstop was switched off during forward (" +
                        ", ".join(sorted(switched)[:3]) + ")")
+        if spawned:
+            out.append("forward started a thread or process (" + ", ".join(sorted(spawned)[:3]) + "): PyTorch work "
+                       "there is out of the run-time backstop's sight")
         if need_launch and state[1] == 0:
             out.append("no Triton kernel ran during forward")
         if seen and (rules != "kernelbench" or state[1] == 0):
@@ -306,28 +318,46 @@ def _outside_launch(fn, state: list, getprofile):
     return grid
 
 
-def kernel_argument_types() -> tuple[type, ...]:
-    """What a Triton kernel takes as an argument: tensors, numbers, strings, Triton dtypes and constexprs,
-    kernels (and None, tensor descriptors and tuples/lists of these, see `kernel_argument_problem`)."""
-    import numbers
-
+def kernel_argument_types() -> frozenset[type]:
+    """What a Triton kernel takes as an argument, as the exact types that exist when the harness installs the
+    guard (before the candidate is imported, so no class of the candidate's is among them): numbers,
+    strings, tensors, numpy scalars, Triton dtypes, constexprs, kernels and tensor descriptors, each with the
+    subclasses its library defines (and None and tuples/lists of these, see `kernel_argument_problem`). An
+    ``int`` subclass of the candidate's carrying ``data_ptr`` passed an ``isinstance`` test and ran its own
+    methods inside the interpreter's launch (red-team pass 2026-12-05)."""
+    import numpy as np
     import triton
     import triton.language as tl
 
     kernel = getattr(triton.runtime, "KernelInterface", None) or triton.runtime.jit.KernelInterface
-    return (torch.Tensor, numbers.Number, str, tl.dtype, tl.constexpr, kernel)
+    roots: list[type] = [torch.Tensor, np.generic, tl.dtype, tl.constexpr, kernel]
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        roots.append(TensorDescriptor)
+    except ImportError:  # pragma: no cover - an older Triton
+        pass
+    known: set[type] = {int, float, bool, complex, str}
+    while roots:
+        cls = roots.pop()
+        if cls not in known:
+            known.add(cls)
+            roots.extend(type.__subclasses__(cls))
+    return frozenset(known)
 
 
-def kernel_argument_problem(value, takes: tuple[type, ...], depth: int = 0) -> str:
+def kernel_argument_problem(value, takes: frozenset[type], depth: int = 0) -> str:
     """Empty when ``value`` is something a Triton kernel takes (``takes``, from `kernel_argument_types`), else
     what it is."""
-    if value is None or isinstance(value, takes):
+    kind = type(value)
+    if value is None or kind in takes:
         return ""
-    if type(value).__name__ == "TensorDescriptor" and type(value).__module__.startswith("triton."):
-        return ""
-    if isinstance(value, tuple | list) and depth < 3:
+    if kind in (tuple, list) and depth < 3:
         return next((w for w in (kernel_argument_problem(v, takes, depth + 1) for v in value) if w), "")
-    return f"a kernel was launched with a {type(value).__module__}.{type(value).__qualname__} argument"
+    module, name = _TYPE_MODULE(kind), _TYPE_QUALNAME(kind)  # type's own getters: no metaclass of the candidate's
+    return f"a kernel was launched with a {module}.{name} argument"
+
+
+_TYPE_MODULE, _TYPE_QUALNAME = type.__dict__["__module__"].__get__, type.__dict__["__qualname__"].__get__
 
 
 FEEDBACK = ("PyTorch computed (part of) the result at run time, or forward read tensor values out to numpy or "
