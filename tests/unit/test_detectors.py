@@ -252,6 +252,15 @@ def test_init_watch_notes_init_only_functions_started_during_forward(tmp_path):
     _, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), [(9, "Sink.other")]))  # another name
     assert not any("init code" in p for p in problems), problems
     assert sys.gettrace() is before  # the watch is off again after the call
+    # the init code runs, then fails (on a GPU: a CUDA tensor handed to numpy): noted, not a runtime error
+    failing = src.replace("        return s\n", "        return s if s == '' else s.missing\n")
+    path.write_text(failing)
+    exec(compile(failing, str(path), "exec"), ns)
+    model = ns["ModelNew"]()
+    out, problems = D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), code))
+    assert out is None and any("Sink.write" in p for p in problems), problems
+    with pytest.raises(AttributeError):  # without init code in the way, the failure is the candidate's error
+        D.guarded_call(model, [x], "cpu", False, D.InitWatch(str(path), [(9, "Sink.other")]))
 
 
 def test_after_timing_a_forward_must_follow_new_values_in_its_buffers():

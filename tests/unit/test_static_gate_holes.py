@@ -214,6 +214,8 @@ class ModelNew(nn.Module):
     ("", "", True),
     ("#include <iostream>", "std::vector<int> v(3); std::sort(v.begin(), v.end()); std::remove(v.begin(), v.end(), 1);",
      True),
+    ("#include <cuda.h>  // driver types\n#include <cstdint> /* sizes */", "", True),  # a comment after it
+    ("#include <unistd.h>  // not a standard header", "", False),
     ("#include <unistd.h>", "", False),
     ("#include <sys/socket.h>", "", False),
     ("#include <dlfcn.h>", "", False),

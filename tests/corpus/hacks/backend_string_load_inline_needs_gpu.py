@@ -8,7 +8,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
-TASK = "relu"
+TASK = "relu_odd"
 EXPECT = ("incorrect", "runtime_error")
 DEVICE = "cpu"
 

@@ -9,7 +9,7 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
-TASK = "relu"
+TASK = "relu_odd"
 EXPECT = ("runtime_error", "incorrect")
 EXPECT_GPU = "incorrect"
 DEVICE = "cpu"

@@ -20,7 +20,7 @@ def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 class ModelNew(nn.Module):
     def __init__(self):
         super().__init__()
-        self._launch(torch.zeros(8))
+        self._launch(torch.zeros(8, device="cuda" if torch.cuda.is_available() else "cpu"))
 
     def _launch(self, x):
         x = x.contiguous()

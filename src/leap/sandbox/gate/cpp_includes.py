@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 _DIRECTIVE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include_next|include|import|embed)\b(.*)$", re.M)
-_HEADER = re.compile(r"[ \t]*(?:<([^<>\"\n]+)>|\"([^<>\"\n]+)\")[ \t]*$")
+# the header, then at most a comment (``#include <torch/extension.h>  // PyTorch``) and a carriage return
+_HEADER = re.compile(r"[ \t]*(?:<([^<>\"\n]+)>|\"([^<>\"\n]+)\")[ \t\r]*(?://.*|/\*.*)?$")
 
 
 def _views(text: str) -> tuple[str, str]:

@@ -331,9 +331,15 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         timed = _trial_inputs(job.trials[0], "cuda", held)
         result["timing"] = _time(model, timed, conn, timing, stages)
         late = integrity() if integrity is not None else []
-        if after is not None and _stage("run", D.follows_new_values, model, timed,
-                                        _trial_inputs(job.trials[1], "cuda", held), after, seed, "cuda") is False:
-            late.append("after timing, new values in the timed call's input buffers gave a stale output")
+        if after is not None:  # forward calls again: under the shared lock, out of others' timing windows
+            _gpu_lock(conn, "shared")
+            try:
+                stale = _stage("run", D.follows_new_values, model, timed,
+                               _trial_inputs(job.trials[1], "cuda", held), after, seed, "cuda") is False
+            finally:
+                _gpu_unlock(conn)
+            if stale:
+                late.append("after timing, new values in the timed call's input buffers gave a stale output")
         if _getppid() != parent:
             late.append("the worker's forkserver was killed during timing")
         if late:

@@ -345,6 +345,10 @@ def _watched(model, inputs, watch: InitWatch):
     try:
         out = model(*inputs)
         still = _gettrace() is watch
+    except Exception:  # noqa: BLE001 - init code that ran and then failed is still init code that ran
+        if not watch.hits:
+            raise
+        out, still = None, True
     finally:
         _settrace(before)
     problems = [] if still else ["the trace function was changed during forward"]
