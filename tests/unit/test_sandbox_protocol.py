@@ -73,3 +73,20 @@ def test_result_problem_names_malformed_fields_and_accepts_real_answers():
     assert "trials[0].out" in result_problem({**good, "trials": [{"out": 3}]})
     assert "IPC" in result_problem({**good, "trials": [{"out": {"key": 1}}]})
     assert "error" in result_problem({"ok": False, "error": {"kind": ["x"]}})
+
+
+def test_child_text_is_made_writable_once_at_the_boundary():
+    """A candidate's exception text with lone surrogates crashed every verdict writer of a batch (red-team
+    pass 2026-12-05); control characters (terminal escapes) and huge class names came through too."""
+    from leap.sandbox.judge.verdict import Verdict
+    from leap.sandbox.pool.protocol import KIND_CAP, TEXT_CAP, clean_text
+
+    raw = json.loads(json.dumps({"ok": False, "error": {"kind": "E" * 10_000, "message": "bad \udc00\x1b[2J" + "x" * 50_000},
+                                 "trials": [{"name": "t\ud800"}]}))
+    msg = clean_text(raw)
+    assert len(msg["error"]["kind"]) < KIND_CAP + 40 and "\x1b" not in msg["error"]["message"]
+    assert len(msg["error"]["message"]) < TEXT_CAP + 40
+    json.dumps(msg, ensure_ascii=False).encode("utf-8")  # any UTF-8 writer takes it
+    assert msg["trials"][0]["name"] == "t?" and msg["ok"] is False
+    v = Verdict(status="runtime_error", feedback="from the source \ud800", detail="\udfff")
+    assert json.dumps(v.public_dict(), ensure_ascii=False).encode("utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Status = Literal["ok", "format_error", "rejected", "compile_error", "runtime_error", "timeout", "incorrect",
                  "needs_gpu", "sandbox_error"]
@@ -62,6 +62,13 @@ class Verdict(BaseModel):
     # under SandboxConfig.rules "kernelbench": LEAP's strict static-gate verdict beside KernelBench's
     # ("ok" or "rejected: <rule> (line N)"); None under LEAP's own rules
     strict_gate: str | None = None
+
+    @field_validator("feedback", "detail", "task", "strict_gate")
+    @classmethod
+    def _writable(cls, text: str | None) -> str | None:
+        """Text any UTF-8 writer takes: a lone surrogate (from a candidate's source or error text) would fail
+        every JSON line, log and prompt it reaches, and with it a whole batch's results."""
+        return text.encode("utf-8", "replace").decode("utf-8") if isinstance(text, str) else text
 
     @property
     def timed(self) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 from leap.sandbox.pool import isolation
 from leap.sandbox.pool.cgroup_limits import kill_cgroup
 from leap.sandbox.pool.isolation import kill_pid_namespace, worker_env
-from leap.sandbox.pool.protocol import Job, result_problem
+from leap.sandbox.pool.protocol import Job, clean_text, result_problem
 
 PRELOAD = ["torch", "triton", "numpy", "leap.sandbox.pool.isolation", "leap.sandbox.worker.child"]  # + config.preload_extra (e.g. cupy)
 _SERVER_LOCK = threading.RLock()
@@ -358,6 +358,7 @@ def _remove_stale_roots(base: Path) -> None:
 def _answer(msg: dict, candidate_started: bool) -> dict:
     """The child's result as the judge takes it: once candidate code ran, a claimed harness fault or a
     malformed answer (`protocol.result_problem`) is the candidate's failure, never a judge-side one."""
+    msg = clean_text(msg)
     why = result_problem(msg)
     if why is not None:
         msg = {"type": "result", "ok": False, "stage": "after_candidate" if candidate_started else "harness",

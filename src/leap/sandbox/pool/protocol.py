@@ -11,6 +11,7 @@ forkserver preloads it with the child.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -216,3 +217,22 @@ def result_problem(msg: dict) -> str | None:
             if isinstance(rec.get(k), dict) and not isinstance(rec[k].get("ipc_key"), str):
                 return f"trials[{i}].{k}: not an IPC reference"
     return None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+TEXT_CAP = 20_000  # characters of one string from the child
+KIND_CAP = 200     # an exception's class name
+
+
+def clean_text(value, cap: int = TEXT_CAP):
+    """Every string in a child's message made safe to keep, print and serialise: lone surrogates (which a
+    candidate's exception text can carry through JSON and which then fail every UTF-8 writer) replaced,
+    control characters but newline and tab (terminal escapes) dropped, each string capped at ``cap``."""
+    if isinstance(value, str):
+        text = _CONTROL.sub("", value.encode("utf-8", "replace").decode("utf-8"))
+        return text if len(text) <= cap else text[:cap] + f"... [{len(text) - cap} characters cut]"
+    if isinstance(value, dict):
+        return {clean_text(k, KIND_CAP): clean_text(v, KIND_CAP if k == "kind" else cap) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_text(v, cap) for v in value]
+    return value
