@@ -92,3 +92,72 @@ def test_parent_main_script_never_runs_in_a_candidate_process(tmp_path):
     p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert p.stdout.strip().splitlines()[-1] == "ok", p.stderr[-2000:]
     assert marker.read_text().count("ran") == 1
+
+
+JUDGE = """
+import sys
+sys.path.insert(0, {tests!r})
+from sandbox_cases import kernels as K
+from leap.sandbox import Sandbox, SandboxConfig
+from leap.tasks.suite import get_builtin
+src = K.RELU.replace("y = torch.empty_like(x)",
+                     "import subprocess\\n        subprocess.Popen(['sleep', '876543'])\\n        while True:\\n            pass")
+with Sandbox(SandboxConfig(workers=1, prewarm=0, static_gate=False, cpu_run_timeout_s=600.0), device="cpu") as sb:
+    print(sb.verify(get_builtin("relu_fp32"), src).status)
+"""
+
+
+def test_a_candidate_does_not_outlive_a_killed_judge(tmp_path):
+    """The judge SIGKILLed (the OOM killer, a trainer's crash) while a candidate spins: its processes end
+    with it, not at some later timeout that nothing is left to enforce (red-team pass 2026-12-05)."""
+    def sleepers() -> list[str]:
+        return subprocess.run(["pgrep", "-f", "sleep 876543"], capture_output=True, text=True).stdout.split()
+
+    def alive(pids: set[int]) -> list[int]:
+        out = []
+        for p in pids:
+            try:
+                if Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX":
+                    out.append(p)
+            except OSError:
+                pass
+        return out
+
+    script = tmp_path / "judge.py"
+    script.write_text(JUDGE.format(tests=str(Path(__file__).parent)))
+    judge = subprocess.Popen([sys.executable, str(script)])
+    tree: set[int] = set()
+    try:
+        deadline = time.monotonic() + 180
+        while not sleepers() and time.monotonic() < deadline and judge.poll() is None:
+            time.sleep(0.5)
+        assert sleepers(), "the candidate never started"
+        time.sleep(1.0)
+        tree = _descendants(judge.pid)
+    finally:
+        judge.kill()
+        judge.wait()
+    deadline = time.monotonic() + 20
+    while alive(tree) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    left = alive(tree)
+    for p in left:
+        subprocess.run(["kill", "-9", str(p)])
+    assert len(tree) >= 3 and not left, f"of the judge's processes {sorted(tree)}, {left} outlived it"
+
+
+def _descendants(root: int) -> set[int]:
+    parents = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parents[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = set(), [root]
+    while todo:
+        x = todo.pop()
+        kids = [p for p, pp in parents.items() if pp == x and p not in out]
+        out.update(kids)
+        todo += kids
+    return out

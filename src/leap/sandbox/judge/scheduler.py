@@ -484,7 +484,11 @@ def _arch_list() -> str:
 
 def _limits(cfg: SandboxConfig, device: str) -> Limits:
     gb = cfg.memory_limit_gb if device == "cpu" else cfg.gpu_host_memory_limit_gb
-    return Limits(memory_bytes=int(gb * (1 << 30)) if gb else None, drop_uid=cfg.drop_uid)
+    # CPU time: every core busy for the longest wall-clock limit, and a minute more (the judge's own kill
+    # comes first; this bounds a candidate left running when nothing is left to kill it)
+    longest = max(cfg.compile_timeout_s, _timeout(cfg, device))
+    cpu = int(longest * (os.cpu_count() or 1)) + 60
+    return Limits(memory_bytes=int(gb * (1 << 30)) if gb else None, drop_uid=cfg.drop_uid, cpu_seconds=cpu)
 
 
 def _physical(gpu: int | None) -> str | None:

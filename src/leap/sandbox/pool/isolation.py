@@ -144,6 +144,8 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
            if limits.private_tmp else "off")
     proc_view = rep.layers.get("mounts", "").startswith("ok")
     _layer(rep, "pid", lambda: _new_pidns(proc_view) if limits.pid_namespace else "off")
+    if rep.layers["pid"] != "ok":  # no waiter to take the candidate down with the judge: its own death signal
+        libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if rep.layers["pid"] == "ok":  # /proc/self names our pid only when /proc is the namespace's own
         own = os.readlink("/proc/self") == str(os.getpid()) if os.path.islink("/proc/self") else False
         rep.layers["proc_view"] = "ok" if own else "fallback: /proc still shows the host's processes"
@@ -234,6 +236,7 @@ def _new_pidns(proc_view: bool) -> str:
     init = _spawn_init()
     harness = os.fork()
     if harness != 0:
+        _end_with_parent(init, harness)
         _wait_and_mirror(harness, init)  # never returns
     libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the waiter gone: so is the candidate
     if proc_view:  # needs the private mount namespace; `proc_view` in the report says whether it worked
@@ -242,6 +245,26 @@ def _new_pidns(proc_view: bool) -> str:
         except OSError:
             pass
     return "ok"
+
+
+def _end_with_parent(*pids: int) -> None:
+    """In the waiter: when its parent (the forkserver, which ends with the judge) dies, take the namespace
+    down with it: SIGKILL its init and the harness, then exit. Without this a candidate outlived a killed
+    judge, busy past its own timeout (red-team pass 2026-12-05)."""
+    parent = os.getppid()
+
+    def down(*_):
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os._exit(70)
+
+    signal.signal(signal.SIGTERM, down)
+    libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the death signal was set
+        down()
 
 
 def _spawn_init() -> int:

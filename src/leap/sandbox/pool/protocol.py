@@ -58,6 +58,7 @@ class Limits:
     memory_bytes: int | None = None
     drop_uid: int | None = None
     network: bool | None = None
+    cpu_seconds: int | None = None  # RLIMIT_CPU: a bound on a candidate nothing is left to kill
 
 
 @dataclass(frozen=True)

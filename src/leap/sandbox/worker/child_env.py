@@ -61,7 +61,7 @@ def isolate(job: Job, private_dir: str) -> dict:
         from leap.sandbox.pool import isolation
     except ImportError:
         return {"isolation": "fallback: leap.sandbox.pool.isolation not available"}
-    kw = {k: getattr(job.limits, k) for k in ("memory_bytes", "drop_uid", "network")
+    kw = {k: getattr(job.limits, k) for k in ("memory_bytes", "drop_uid", "network", "cpu_seconds")
           if getattr(job.limits, k) is not None}
     # shared caches (e.g. the extension build cache) and the Python environment itself (a venv or checkout
     # under /tmp) would be hidden by the private tmp mounts: the isolation layer binds them back
