@@ -90,3 +90,23 @@ def test_child_text_is_made_writable_once_at_the_boundary():
     assert msg["trials"][0]["name"] == "t?" and msg["ok"] is False
     v = Verdict(status="runtime_error", feedback="from the source \ud800", detail="\udfff")
     assert json.dumps(v.public_dict(), ensure_ascii=False).encode("utf-8")
+
+
+def test_a_candidates_tree_is_removed_however_deep(tmp_path):
+    """A 3,000-level directory chain made ``shutil.rmtree`` raise RecursionError (not covered by
+    ``ignore_errors``): the verdict was replaced and the tree bricked later pool starts."""
+    import os
+
+    from leap.sandbox.pool.pool import _remove
+
+    root = tmp_path / "private"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY)
+    for _ in range(3000):
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(fd)
+    _remove(root)
+    assert not root.exists()

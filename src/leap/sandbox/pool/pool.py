@@ -16,6 +16,7 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -195,7 +196,7 @@ class WorkerPool:
             _kill_group(proc)
             proc.join(5)
             parent_conn.close()
-            shutil.rmtree(private, ignore_errors=True)
+            _remove(private)
 
     # -- children -------------------------------------------------------------------------------
     def _spawn(self) -> _Warm:
@@ -251,7 +252,7 @@ class WorkerPool:
         except OSError:
             pass
         if not self._keep:
-            shutil.rmtree(warm.private_dir, ignore_errors=True)
+            _remove(warm.private_dir)
 
     # -- running a job --------------------------------------------------------------------------
     def run(self, job: Job | dict, timeout_s: float, on_message: MessageHandler | None = None,
@@ -331,7 +332,7 @@ class WorkerPool:
     def release_dir(self, private_dir: str) -> None:
         """Remove a finished child's private directory (after the judge read its outputs)."""
         if not self._keep and private_dir:
-            shutil.rmtree(private_dir, ignore_errors=True)
+            _remove(private_dir)
 
     def close(self) -> None:
         with self._lock:
@@ -340,7 +341,7 @@ class WorkerPool:
         for warm in idle:
             self._discard(warm)
         if not self._keep and not self._live:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+            _remove(self._scratch)
 
 
 def _remove_stale_roots(base: Path) -> None:
@@ -350,7 +351,7 @@ def _remove_stale_roots(base: Path) -> None:
             pid = int(d.name.split("-")[2])
             os.kill(pid, 0)
         except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
+            _remove(d)
         except (ValueError, IndexError, PermissionError, OSError):
             continue
 
@@ -415,3 +416,15 @@ def _kill_group(proc) -> None:
         proc.kill()
     except (ProcessLookupError, AttributeError, ValueError):
         pass
+
+
+def _remove(path) -> None:
+    """Remove a candidate's tree whatever it holds: ``shutil.rmtree`` recurses per level and a 3,000-level
+    chain raised RecursionError (which ``ignore_errors`` does not cover), replacing the verdict and leaving
+    the tree to fail every later pool start (red-team pass 2026-12-05); ``rm -rf`` walks it iteratively."""
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except RecursionError:
+        pass
+    if os.path.lexists(path):
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(path)], capture_output=True, check=False)
