@@ -53,6 +53,23 @@ def test_timeout_kills_the_whole_process_group(sb, relu):
     assert _sleepers() == [], "a grandchild survived the timeout"
 
 
+# the result channel found through gc (the gate refuses that): half a message, or a flood of requests
+CHANNEL = ("import gc, os, struct, time\n_conn = next(o for o in gc.get_objects() if type(o).__name__ == "
+           "'Connection')\n")
+HALF_MESSAGE = CHANNEL + "os.write(_conn.fileno(), struct.pack('!i', 100) + b'{\"type\": \"')\ntime.sleep(3600)\n"
+FLOOD = CHANNEL + "for _ in range(100000):\n    _conn.send_bytes(b'{\"type\": \"note\", \"x\": \"' + b'y' * 4000 + b'\"}')\n"
+
+
+@pytest.mark.parametrize("prefix,statuses", [(HALF_MESSAGE, ("timeout",)), (FLOOD, ("runtime_error", "timeout"))])
+def test_a_child_that_abuses_its_result_channel_ends_within_its_time_limit(sb, relu, prefix, statuses):
+    """Half a message kept the judge's read waiting past every deadline; a flood of requests grew the
+    judge's memory without bound (red-team pass 2026-12-05)."""
+    t0 = time.monotonic()
+    v = sb.verify(relu, prefix + K.RELU)
+    assert v.status in statuses and time.monotonic() - t0 < 60, (v.status, v.feedback)
+    assert sb.verify(relu, K.RELU).status == "ok"
+
+
 @pytest.mark.parametrize("name,why", [("SEGFAULT", "SIGSEGV"), ("EXIT_EARLY", "exit code 3")])
 def test_crash_is_runtime_error_and_next_candidate_verifies(sb, relu, name, why):
     v = sb.verify(relu, getattr(K, name))

@@ -265,6 +265,7 @@ class WorkerPool:
         with self._lock:
             self._live.add(warm.proc.pid)
         out = ChildOutcome(private_dir=warm.private_dir)
+        watchdog: _Watchdog | None = None
         start = time.monotonic()
         out.phases["take"] = start - t_take
         try:
@@ -273,6 +274,7 @@ class WorkerPool:
                 job = job.with_fields(**prepare(warm.private_dir))
                 out.phases["prepare"] = time.monotonic() - start
             deadline = time.monotonic() + timeout_s
+            watchdog = _Watchdog(warm.proc, deadline)  # a message that never completes ends at the deadline too
             warm.conn.send_bytes(json.dumps(job.to_wire()).encode())
             while True:
                 left = deadline - time.monotonic()
@@ -295,16 +297,22 @@ class WorkerPool:
                 if msg.get("type") == "importing":
                     out.candidate_started = True
                     continue
+                if len(out.events) >= MAX_EVENTS:  # a flood of requests: the judge's memory and replies bounded
+                    break
                 out.events.append(msg)
                 if on_message is not None:
                     t0 = time.monotonic()
                     reply = on_message(msg)
                     deadline += time.monotonic() - t0
+                    watchdog.deadline = deadline
                     if reply is not None:
                         warm.conn.send_bytes(json.dumps(reply).encode())
         except (BrokenPipeError, ConnectionResetError, EOFError, OSError):
             pass
         finally:
+            if watchdog is not None:
+                watchdog.stop()
+                out.timed_out = out.timed_out or watchdog.fired
             t_exit = time.monotonic()
             if out.result is not None:
                 warm.proc.join(2.0)
@@ -395,6 +403,31 @@ def _pid_running(pid: int | None) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except (OSError, IndexError):
         return False
+
+
+MAX_EVENTS = 1000  # requests one child may make (GPU lock requests and tensor hand-offs: a few per trial)
+WATCHDOG_GRACE_S = 5.0
+
+
+class _Watchdog:
+    """Kills a child's group once its (movable) deadline has passed by `WATCHDOG_GRACE_S`: the judge's read
+    loop checks the deadline between messages, but a child that sends half a message keeps ``recv_bytes``
+    waiting for the rest (red-team pass 2026-12-05); the kill closes the pipe and the read ends."""
+
+    def __init__(self, proc, deadline: float) -> None:
+        self.proc, self.deadline, self.fired = proc, deadline, False
+        self._stop = threading.Event()
+        threading.Thread(target=self._watch, name="leap-child-watchdog", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(1.0, max(0.05, self.deadline + WATCHDOG_GRACE_S - time.monotonic()))):
+            if time.monotonic() > self.deadline + WATCHDOG_GRACE_S:
+                self.fired = True
+                _kill_group(self.proc)
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 def _kill_group(proc) -> None:
