@@ -178,3 +178,30 @@ def _descendants(root: int) -> set[int]:
         out.update(kids)
         todo += kids
     return out
+
+
+FILLS_SCRATCH = K.RELU.replace(
+    "y = torch.empty_like(x)",
+    "line = 'x' * (1 << 20)\n        try:\n            while True:\n                print(line)\n"
+    "        except OSError:\n            pass\n        import time\n        end = time.time() + 6\n"
+    "        while time.time() < end:\n            pass\n        y = torch.zeros_like(x)")
+
+
+def test_a_candidate_that_fills_the_scratch_space_is_blamed_and_its_neighbours_are_not(tmp_path, relu):
+    """One candidate filling the shared scratch filesystem (prints) made honest neighbours' outputs unsavable,
+    and they got the candidate's runtime_error (red-team pass 2026-12-05): now a neighbour gets a retry and
+    at worst sandbox_error, the filler the blame."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(scratch)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        cfg = SandboxConfig(workers=2, prewarm=0, static_gate=False, scratch_dir=scratch, cpu_run_timeout_s=60.0)
+        with Sandbox(cfg, device="cpu") as box:
+            got = dict(box.verify_many([(relu, FILLS_SCRATCH), (relu, K.RELU), (relu, K.RELU), (relu, K.RELU)]))
+    finally:
+        subprocess.run(["umount", "-l", str(scratch)], capture_output=True)
+    assert got[0].status != "ok" and got[0].status != "sandbox_error", (got[0].status, got[0].feedback)
+    for i in (1, 2, 3):
+        assert got[i].status in ("ok", "sandbox_error"), (i, got[i].status, got[i].feedback)

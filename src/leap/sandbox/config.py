@@ -83,7 +83,8 @@ class SandboxConfig(BaseModel):
         "leap", description="static-gate rules: leap (no PyTorch compute in forward beyond the task's allowed ops) or "
         "kernelbench (KernelBench's rules: partial PyTorch in ModelNew allowed when a custom kernel is launched; "
         "LEAP's strict verdict is reported in Verdict.strict_gate)")
-    memory_limit_gb: float = Field(32.0, gt=0, description="host memory rlimit of a CPU child (RLIMIT_AS)")
+    memory_limit_gb: float = Field(32.0, gt=0, description="host memory limit of a CPU child (RLIMIT_AS, cgroup); "
+                                   "at most 80% of the machine's memory over the workers, at least 4 GiB")
     gpu_host_memory_limit_gb: float | None = Field(
         None, description="host memory rlimit (RLIMIT_DATA) of a GPU child; None = off until confirmed with CUDA")
     judge_memory_share: float = Field(0.6, gt=0, le=1, description="share of the GPU's memory (CPU: of the host's "

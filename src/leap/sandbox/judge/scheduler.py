@@ -410,6 +410,13 @@ class Scheduler:
         if out.result is None:
             return V.crash_verdict(out, base, timeout, compiled=True)
         if not out.result.get("ok"):
+            full = V.scratch_full(out)
+            if full is False:  # still full after the retry, and not by this candidate
+                return V.sandbox_error("the judge's scratch space is full", str(out.result.get("error")), base)
+            if full:
+                return verdicts.runtime_error(base, compiled=True, feedback=(
+                    "Runtime error: the solution filled the sandbox's scratch space (prints, warnings or files "
+                    "in its directory), so its outputs could not be saved."), detail=str(out.result.get("error")))
             return V.verdict_from_failure(out.result, base)
         t0 = time.monotonic()
         with self.gpus.shared(gpu):
@@ -484,11 +491,23 @@ def _arch_list() -> str:
 
 def _limits(cfg: SandboxConfig, device: str) -> Limits:
     gb = cfg.memory_limit_gb if device == "cpu" else cfg.gpu_host_memory_limit_gb
+    if device == "cpu" and gb:  # the children together within the machine's memory (and so within a tmpfs
+        gb = min(gb, max(MIN_CHILD_GB, 0.8 * _total_memory_gb() / cfg.n_workers("cpu")))  # scratch they fill)
     # CPU time: every core busy for the longest wall-clock limit, and a minute more (the judge's own kill
     # comes first; this bounds a candidate left running when nothing is left to kill it)
     longest = max(cfg.compile_timeout_s, _timeout(cfg, device))
     cpu = int(longest * (os.cpu_count() or 1)) + 60
     return Limits(memory_bytes=int(gb * (1 << 30)) if gb else None, drop_uid=cfg.drop_uid, cpu_seconds=cpu)
+
+
+MIN_CHILD_GB = 4.0  # a CPU child (torch, triton and a candidate) runs in 3 GiB of address space
+
+
+def _total_memory_gb() -> float:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
+    except (ValueError, OSError):  # pragma: no cover - not Linux
+        return 64.0
 
 
 def _physical(gpu: int | None) -> str | None:

@@ -409,6 +409,36 @@ def sandbox_error(why: str, detail: str, base: dict) -> Verdict:
     return verdicts.sandbox_error(base, feedback=SANDBOX_ERROR.format(why=why), detail=detail[-3000:])
 
 
+_NO_SPACE = ("No space left on device", "Disk quota exceeded")
+
+
+def scratch_full(outcome) -> bool | None:
+    """None unless the harness could not write the outputs because the scratch filesystem is full; then
+    whether the candidate filled it itself (its own directory holds a quarter of the filesystem or more:
+    prints, warnings, files) — True — or another candidate did — False (the harness's fault, retried)."""
+    res = outcome.result or {}
+    err = res.get("error") if isinstance(res.get("error"), dict) else {}
+    if res.get("stage") != "output" or not any(w in str(err.get("message", "")) for w in _NO_SPACE):
+        return None
+    try:
+        fs = os.statvfs(outcome.private_dir)
+    except OSError:
+        return False
+    return _usage(outcome.private_dir) * 4 >= fs.f_blocks * fs.f_frsize
+
+
+def _usage(root: str) -> int:
+    """Bytes the files under ``root`` occupy (not following links)."""
+    total = 0
+    for d, _, files in os.walk(root):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(d, f)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
 def harness_fault(outcome, device: str) -> str:
     """Why a child's outcome is the harness's failure and worth one retry ("" when it is not): a dead
     forkserver, the worker SIGKILLed by something other than our timeout, the harness's own exception,
@@ -426,6 +456,8 @@ def harness_fault(outcome, device: str) -> str:
         return "forkserver killed during the run"
     if res.get("stage") == "harness":
         return "harness exception"
+    if scratch_full(outcome) is False:
+        return "scratch space full (another candidate)"
     err = res.get("error") if isinstance(res.get("error"), dict) else {}
     if device == "cuda" and ("OutOfMemoryError" in str(err.get("kind"))
                              or "out of memory" in str(err.get("message", "")).lower()):

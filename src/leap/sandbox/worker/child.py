@@ -14,6 +14,7 @@ for this harness. A job (JSON from the judge) says what to do:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import importlib.util
 import json
@@ -62,6 +63,7 @@ _sync = torch.cuda.synchronize
 _equal = torch.equal
 _to = torch.Tensor.to
 _unlink = os.unlink
+_statvfs = os.statvfs
 _Tensor = torch.Tensor
 _uint8 = torch.uint8
 _ipc_receive = _ipc.receive
@@ -116,10 +118,15 @@ def _describe(exc: BaseException, tb: str) -> dict:
             "origin": raise_site(exc)}
 
 
-def _import_candidate(source: str, private_dir: str):
-    path = os.path.join(private_dir, "candidate.py")
-    with open(path, "w") as f:
+def _write_candidate(source: str, private_dir: str) -> None:
+    """The source as a file, before any candidate code runs (a full scratch filesystem is the harness's
+    failure here, never the candidate's)."""
+    with open(os.path.join(private_dir, "candidate.py"), "w") as f:
         f.write(source)
+
+
+def _import_candidate(private_dir: str):
+    path = os.path.join(private_dir, "candidate.py")
     spec = importlib.util.spec_from_file_location("leap_candidate", path)
     module = importlib.util.module_from_spec(spec)
     _shadow_interpreter_modules(module)
@@ -182,12 +189,13 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         x = _ipc_receive(thaw(job.record), "cuda")
         return {"ok": _emit(conn, {"transport": "ipc"}, "probe", x * 2, "") == {"ipc_key": "probe"},
                 "stage": "done", "isolation": iso}
+    _write_candidate(job.source, private_dir)
     if imported is not None:
         imported.append(True)
     conn.send_bytes(_dumps({"type": "importing"}).encode())  # the judge's record: later failures may be its doing
     if job.type == "compile":
         try:
-            module = _import_candidate(job.source, private_dir)
+            module = _import_candidate(private_dir)
             if not builds and hasattr(module, "ModelNew"):  # extension built in __init__
                 init = _load(job.init_file, weights_only=True) if job.init_file else []
                 module.ModelNew(*init)
@@ -204,7 +212,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
         if D is not None:
             D.accept_harness_wrappers()
     try:
-        module = _stage("load", _import_candidate, job.source, private_dir)
+        module = _stage("load", _import_candidate, private_dir)
     except CandidateError:
         if builds and not all(b["ok"] for b in builds):
             raise CandidateError("compile", RuntimeError(builds[-1].get("error", "")), "") from None
@@ -454,8 +462,25 @@ def _emit(conn, job: Job | dict, key: str, out, path: str):
         if reply.get("type") != "received":
             raise RuntimeError(f"the judge refused the outputs: {reply.get('error', reply)}")
         return {"ipc_key": key}
-    _save(_to_cpu(out), path)
+    try:
+        _save(_to_cpu(out), path)
+    except Exception as exc:  # noqa: BLE001 - a full scratch filesystem shows as a torch.save internal error
+        if _free_bytes(os.path.dirname(path) or ".") < FULL_BELOW:
+            raise OSError(errno.ENOSPC, "No space left on device (scratch space full while saving the outputs)") \
+                from exc
+        raise
     return path
+
+
+FULL_BELOW = 1 << 20  # free bytes under which the scratch filesystem counts as full
+
+
+def _free_bytes(path: str) -> int:
+    try:
+        st = _statvfs(path)
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
 
 
 def _bits_equal(a, b) -> bool:
