@@ -67,6 +67,7 @@ def test_harness_faults_are_recognised_for_one_retry():
     assert not harness_fault(ChildOutcome(result={"ok": True}), "cuda")
     assert not harness_fault(ChildOutcome(result=None, timed_out=True, signal_name="SIGKILL"), "cpu")
     assert not harness_fault(ChildOutcome(result={"ok": False, "error": "not a dict"}), "cuda")
+    assert not harness_fault(ChildOutcome(result=None, signal_name="SIGKILL", misbehaved=True), "cpu")
 
 
 def test_sandbox_error_and_needs_gpu_verdicts():
@@ -89,3 +90,11 @@ def test_sandbox_error_and_needs_gpu_verdicts():
     assert V.crash_verdict(ChildOutcome(exitcode=255, server_died=True), base, 5, True).status == "sandbox_error"
     killed = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL"), base, 5, True)
     assert killed.status == "runtime_error" and "two runs" in killed.feedback
+    # its cgroup's own count names the memory cap; a reproducible SIGKILL without it is still the candidate's
+    oom = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=1), base, 5, True)
+    assert oom.status == "runtime_error" and "for exceeding its memory limit" in oom.feedback
+    other = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0), base, 5, True)
+    assert other.status == "runtime_error" and "memory" not in other.feedback.split("(")[1]
+    channel = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0, misbehaved=True), base, 5,
+                              True)
+    assert channel.status == "runtime_error" and "result channel" in channel.feedback

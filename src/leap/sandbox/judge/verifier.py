@@ -316,11 +316,19 @@ def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verd
         return verdicts.timeout(base, compiled=compiled,
                                 feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
                                 "(infinite loop, deadlock or far too slow).")
+    if getattr(outcome, "misbehaved", False):
+        return verdicts.runtime_error(base, compiled=compiled, feedback=GENERIC_CRASH.format(
+            why="it wrote into the sandbox's result channel"), detail="malformed or too many messages from the child")
     if getattr(outcome, "server_died", False):  # the forkserver died under this child: the judge's fault
         return sandbox_error("the worker's forkserver died", f"child exit {outcome.exitcode}", base)
     why = outcome.signal_name or (f"exit code {outcome.exitcode}" if outcome.exitcode is not None else "killed")
     if outcome.signal_name == "SIGKILL":  # reached only when it happened again on the retry (reproducible)
-        why = "killed (SIGKILL) on two runs, likely exceeding its memory limit"
+        # its cgroup's count says whether its memory cap did it; otherwise a SIGKILL that came back on the
+        # retry is still the candidate's (it can kill itself, and a self-kill looks like any other)
+        oom = getattr(outcome, "oom_kills", None)
+        why = ("killed (SIGKILL) on two runs for exceeding its memory limit" if oom else
+               "killed (SIGKILL) on two runs" if oom == 0 else "killed (SIGKILL) on two runs, likely exceeding its "
+               "memory limit")
     return verdicts.runtime_error(base, compiled=compiled, feedback=GENERIC_CRASH.format(why=why),
                                   detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
 
@@ -445,7 +453,7 @@ def harness_fault(outcome, device: str) -> str:
     a CUDA out-of-memory on a GPU shared with other work, or the worker's parent killed under it."""
     res = outcome.result
     if res is None:
-        if outcome.timed_out:
+        if outcome.timed_out or getattr(outcome, "misbehaved", False):
             return ""
         if getattr(outcome, "server_died", False):
             return "forkserver died"

@@ -97,6 +97,21 @@ def cgroup_pids(child_pid: int) -> list[int]:
     return sorted(out)
 
 
+def oom_kills(child_pid: int) -> int | None:
+    """How many of the candidate's processes its memory cap killed (the kernel's count in its cgroup), or
+    None where the cgroup or the count is not there."""
+    path = ROOT / GROUP / str(child_pid) / "memory.events" if _v2() else \
+        ROOT / "memory" / GROUP / str(child_pid) / "memory.oom_control"
+    try:
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def kill_cgroup(child_pid: int) -> int:
     """SIGKILL every process in the candidate's cgroup (call from the judge after a timeout). Returns
     how many were signalled; a missing cgroup is not an error."""

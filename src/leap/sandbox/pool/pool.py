@@ -27,7 +27,7 @@ from multiprocessing.context import set_spawning_popen
 from pathlib import Path
 
 from leap.sandbox.pool import isolation
-from leap.sandbox.pool.cgroup_limits import kill_cgroup
+from leap.sandbox.pool.cgroup_limits import kill_cgroup, oom_kills
 from leap.sandbox.pool.isolation import kill_pid_namespace, worker_env
 from leap.sandbox.pool.protocol import Job, clean_text, result_problem
 
@@ -140,6 +140,8 @@ class ChildOutcome:
     phases: dict[str, float] = field(default_factory=dict)  # the pool's own share: inputs handed over, child's exit
     server_died: bool = False  # the forkserver died while this child ran (its exit status is then unknown)
     candidate_started: bool = False  # the child said it was importing the candidate (before any of its code)
+    oom_kills: int | None = None  # processes its cgroup's memory cap killed (None: not known here)
+    misbehaved: bool = False  # after candidate code ran, the child broke the result channel's protocol
 
     @property
     def crashed(self) -> bool:
@@ -287,9 +289,13 @@ class WorkerPool:
                     continue
                 try:
                     msg = json.loads(warm.conn.recv_bytes(maxlength=1 << 20).decode())
-                except (EOFError, OSError, ValueError, UnicodeDecodeError):
+                except EOFError:
+                    break
+                except (OSError, ValueError, UnicodeDecodeError):  # oversized or not JSON
+                    out.misbehaved = out.candidate_started
                     break
                 if not isinstance(msg, dict):
+                    out.misbehaved = out.candidate_started
                     break
                 if msg.get("type") == "result":
                     out.result = _answer(msg, out.candidate_started)
@@ -298,6 +304,7 @@ class WorkerPool:
                     out.candidate_started = True
                     continue
                 if len(out.events) >= MAX_EVENTS:  # a flood of requests: the judge's memory and replies bounded
+                    out.misbehaved = out.candidate_started
                     break
                 out.events.append(msg)
                 if on_message is not None:
@@ -320,6 +327,7 @@ class WorkerPool:
             warm.proc.join(5.0)
             out.phases["exit"] = time.monotonic() - t_exit
             out.exitcode = warm.proc.exitcode
+            out.oom_kills = oom_kills(warm.proc.pid) if warm.proc.pid else None
             # exit status 255 is what multiprocessing reports when the forkserver's pipe closed (it died):
             # give a dying server a moment to show as gone
             out.server_died = _gone(warm.server_pid, 1.0 if out.result is None and out.exitcode == 255 else 0.0)
