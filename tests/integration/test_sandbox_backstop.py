@@ -255,6 +255,7 @@ RT23 = Path(__file__).parents[1] / "corpus" / "hacks"
 UNSEEN_ROUTES = {  # red-team pass 2026-12-05 (23a): paid with the gate off
     "output_method_shadowed": ("rt23_relu_init_partial_torch_detach.py", "attributes of its own (detach"),
     "thread_joined_in_forward": ("rt23_thread_compute_joined.py", "started a thread or process"),
+    "thread_started_at_import": ("rt23_thread_started_at_import.py", "started a thread or process"),
     "int_subclass_argument": ("rt23_int_subclass_kernel_arg_duck_tensor.py", "a kernel was launched with a"),
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -241,6 +242,10 @@ def test_cgroup_caps_fork_bomb_as_root(private_dir):
     out = run_isolated(probe, IsolationLimits(network=False, private_tmp=False, nproc=6), private_dir)
     assert out["layers"]["cgroup"] == "ok" and "nproc" not in out["layers"]
     assert 1 <= out["result"] < 6
+    # the cgroup caps it: no per-uid RLIMIT_NPROC, which candidates sharing a uid would share
+    lim = run_isolated(lambda: resource.getrlimit(resource.RLIMIT_NPROC)[0],
+                       IsolationLimits(network=False, private_tmp=False, nproc=6), private_dir)["result"]
+    assert lim != 6
 
 
 @needs_root

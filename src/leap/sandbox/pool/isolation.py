@@ -138,7 +138,9 @@ def enter_isolation(private_dir: str | os.PathLike, limits: IsolationLimits | No
     _layer(rep, "network", lambda: _new_netns() if limits.network else "off")
     _layer(rep, "ipc", lambda: unshare(CLONE_NEWIPC) or "ok" if limits.ipc_namespace else "off")
     _layer(rep, "cgroup", lambda: enter_cgroup(limits.nproc, limits.memory_bytes) if limits.cgroup else "off")
-    _layer(rep, "rlimits", lambda: _set_rlimits(limits))
+    # with its own cgroup's pids.max a candidate needs no RLIMIT_NPROC, which counts per uid: every candidate
+    # runs as the same uid, so one holding 511 threads starved its neighbours' thread pools (2026-12-05)
+    _layer(rep, "rlimits", lambda: _set_rlimits(limits, nproc=rep.layers.get("cgroup") != "ok"))
     _layer(rep, "mounts", lambda: private_views(priv, limits.keep_paths, limits.keep_ro_paths, limits.tmpfs_bytes,
                                                 limits.readonly_root, _to_open(limits))
            if limits.private_tmp else "off")
@@ -321,12 +323,12 @@ def kill_pid_namespace(worker_pid: int) -> int:
 
 
 # --- limits, cwd, uid -------------------------------------------------------------------------------
-def _set_rlimits(limits: IsolationLimits) -> str:
+def _set_rlimits(limits: IsolationLimits, nproc: bool = True) -> str:
     plan = [(resource.RLIMIT_CORE, 0)]
     if limits.memory_bytes is not None:
         kind = resource.RLIMIT_DATA if limits.memory_rlimit.upper() == "DATA" else resource.RLIMIT_AS
         plan.append((kind, limits.memory_bytes))
-    for lim, val in ((resource.RLIMIT_NPROC, limits.nproc), (resource.RLIMIT_FSIZE, limits.fsize_bytes),
+    for lim, val in ((resource.RLIMIT_NPROC, limits.nproc if nproc else None), (resource.RLIMIT_FSIZE, limits.fsize_bytes),
                      (resource.RLIMIT_NOFILE, limits.nofile), (resource.RLIMIT_CPU, limits.cpu_seconds)):
         if val is not None:
             plan.append((lim, val))

@@ -55,9 +55,9 @@ SWITCHES = (("torch._C", "_DisableTorchDispatch"), ("torch._C", "_pop_torch_disp
             ("torch._C", "_ForceDispatchKeyGuard"), ("torch._C", "_push_on_torch_dispatch_stack"),
             ("torch.utils._python_dispatch", "_disable_current_modes"),
             ("torch.utils._python_dispatch", "_pop_mode"), ("torch.utils._python_dispatch", "_pop_mode_temporarily"))
-# threads and processes: the recording mode is per thread, and a forked process records into its own memory,
-# so PyTorch work done there is out of the backstop's sight (a thread started and joined inside forward
-# computed the answer unseen: red-team pass 2026-12-05)
+# threads and processes, started at any time once the guard is installed: the recording mode is per thread, and
+# a forked process records into its own memory, so PyTorch work done there is out of the backstop's sight (a
+# thread started and joined inside forward, or started at import, computed the answer unseen: 2026-12-05)
 SPAWNS = (("threading", "_start_new_thread"), ("threading", "_start_joinable_thread"),
           ("_thread", "start_new_thread"), ("_thread", "start_joinable_thread"), ("_thread", "start_new"),
           ("os", "fork"), ("os", "forkpty"), ("os", "posix_spawn"), ("os", "posix_spawnp"), ("os", "system"),
@@ -196,8 +196,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     setprofile, getprofile = sys.setprofile, sys.getprofile
     switched: dict[str, int] = {}
     host_reads.note_module_functions(SWITCHES, state, switched)  # noted while armed, then done
-    spawned: dict[str, int] = {}
-    host_reads.note_module_functions(SPAWNS, state, spawned)
+    spawned: dict[str, int] = {}  # from here on, armed or not: a thread started at import computes in forward
+    host_reads.note_module_functions(SPAWNS, [True, 0, 0, 0, 0, 0], spawned)
     cells = (id(seen), id(state), id(allowed), id(made))
 
     def arm() -> None:
@@ -247,8 +247,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             out.append("the run-time compute backstop was switched off during forward (" +
                        ", ".join(sorted(switched)[:3]) + ")")
         if spawned:
-            out.append("forward started a thread or process (" + ", ".join(sorted(spawned)[:3]) + "): PyTorch work "
-                       "there is out of the run-time backstop's sight")
+            out.append("the solution started a thread or process (" + ", ".join(sorted(spawned)[:3]) + "): PyTorch "
+                       "work there is out of the run-time backstop's sight")
         if need_launch and state[1] == 0:
             out.append("no Triton kernel ran during forward")
         if seen and (rules != "kernelbench" or state[1] == 0):
