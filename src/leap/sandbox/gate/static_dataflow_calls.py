@@ -464,20 +464,42 @@ def _tensor_method(dp: Analysis, e: ast.Call, kb: Kind, attr: str, args: CallArg
     if attr == "view" and _dtype_arg(dp, e, args):
         dp.compute(e, "view", "a view as another dtype (its bits read as another type)" + _CONVERT)
         return out
+    if attr == "fill_" and any(k.maybe_tensor for k in args.kinds()):
+        dp.compute(e, attr, ".fill_() from a tensor (written in the filled tensor's dtype: a conversion)" + _CONVERT)
+        return out
     if attr in T.TENSOR_VIEW_METHODS:
         _size_args(dp, e, attr, args)
         return out
     if attr == "to":
-        if any(k.tag is Tag.TENSOR for k in args.kinds()) or _dtype_arg(dp, e, args):
+        if (any(k.tag is Tag.TENSOR for k in args.kinds()) or _dtype_arg(dp, e, args)) and not _widening(dp, e):
             dp.compute(e, "to", "dtype conversion with .to()" + _CONVERT)
         return out
     if attr in T.TENSOR_CASTS:
         if attr == "type" and not e.args and not e.keywords:
             return K.tainted(SCALAR, [kb])
-        dp.compute(e, attr, f"dtype conversion .{attr}()" + _CONVERT)
+        if not _widening(dp, e, attr):
+            dp.compute(e, attr, f"dtype conversion .{attr}()" + _CONVERT)
         return out
     dp.compute(e, attr, f"{'method .' + attr + '() of tensor data' if kb.has_data else 'tensor method .' + attr + '()'}")
     return out
+
+
+_WIDE = frozenset({"torch.float32", "torch.float", "torch.float64", "torch.double"})
+
+
+def _widening(dp: Analysis, e: ast.Call, attr: str = "to") -> bool:
+    """A conversion to float32 or float64 by name (``x.float()``, ``x.to(torch.float32)``): from any float or
+    small integer dtype it is exact, computes nothing (a no-op on an fp32 input, which LLM answers write "to be
+    safe"); the run-time backstop checks that it widened. Narrowing and integer targets stay refused."""
+    if attr in ("float", "double"):
+        return not e.args and not e.keywords
+    def device(a: ast.AST) -> bool:  # x.to(x.device, torch.float32), x.to("cuda", ...)
+        return (isinstance(a, ast.Attribute) and a.attr == "device") or (
+            isinstance(a, ast.Constant) and isinstance(a.value, str))
+
+    dtypes = [a for a in e.args if not device(a)] + [k.value for k in e.keywords if k.arg == "dtype"]
+    others = [k for k in e.keywords if k.arg not in ("dtype", "device", "non_blocking", "copy")]
+    return bool(dtypes) and not others and all(dp.ix.qualname(a) in _WIDE for a in dtypes)
 
 
 def _dtype_arg(dp: Analysis, e: ast.Call, args: CallArgs) -> bool:

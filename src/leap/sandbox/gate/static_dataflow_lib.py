@@ -127,10 +127,17 @@ def library_call(dp: Analysis, e: ast.Call, q: str, args: CallArgs) -> Kind:
             dp.compute(e, last, f"{q} on a value that may be a tensor")
             return K.tainted(TENSOR, ks)
         return SCALAR if all(k.tag is Tag.SCALAR for k in ks) else UNKNOWN
+    elif q in _NUMBER_COMBINATIONS and not args.tensor and all(k.tag is Tag.SCALAR for k in ks):
+        return K.items(SCALAR)  # itertools.product([64, 128], [4, 8]): tuples of the numbers it was given
     if args.tensor:  # functools.reduce(operator.mul, ...), itertools, copy.deepcopy, ...: default deny
         dp.unknown(e, f"{q}()")
     escape(dp, args)
     return K.tainted(UNKNOWN, ks)
+
+
+_NUMBER_COMBINATIONS = frozenset(f"itertools.{n}" for n in (
+    "product", "combinations", "combinations_with_replacement", "permutations", "chain", "repeat", "zip_longest",
+    "islice", "cycle"))
 
 
 def _array_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) -> Kind:
@@ -195,6 +202,10 @@ def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
     cat = torch_category(q)
     pos = args.positional()
     ks = args.kinds()
+    if q == "torch.nn.functional.pad" and not _constant_pad(e):
+        cat = "compute"  # reflect/replicate/circular: other aten ops than the constant pad the backstop allows
+    if q in T.TORCH_MOVEMENT and any(k.arg == "out" for k in e.keywords):
+        cat = "compute"  # torch.cat([...], out=t): written in t's dtype, a conversion (a 2026-12-05 hack narrowed)
     if cat in ("alloc", "view"):
         _torch_sizes(dp, e, cat, last, args)
         return K.tainted(TENSOR, ks)
@@ -231,6 +242,14 @@ def _torch_call(dp: Analysis, e: ast.Call, q: str, last: str, args: CallArgs) ->
         return Kind(Tag.TORCHMOD, last.lower())
     dp.compute(e, last, q)
     return K.tainted(TENSOR, ks)
+
+
+def _constant_pad(e: ast.Call) -> bool:
+    """``F.pad`` in its default ``mode="constant"`` (written or not), with a number as the fill value."""
+    mode = e.args[2] if len(e.args) > 2 else next((k.value for k in e.keywords if k.arg == "mode"), None)
+    value = e.args[3] if len(e.args) > 3 else next((k.value for k in e.keywords if k.arg == "value"), None)
+    return (mode is None or isinstance(mode, ast.Constant) and mode.value == "constant") and (
+        value is None or isinstance(value, ast.Constant) and isinstance(value.value, int | float))
 
 
 def _torch_sizes(dp: Analysis, e: ast.Call, cat: str, last: str, args: CallArgs) -> None:

@@ -306,6 +306,9 @@ class StmtKinds:
         elif isinstance(target, ast.Subscript):
             kc = self._kind(target.value, env, target)
             ks = self._kind(target.slice, env, target)
+            if kc.tag is Tag.TENSOR and _plain_slice(ks) and not kind.has_data \
+                    and kind.tag in (Tag.TENSOR, Tag.SCALAR):
+                return  # xp[:, p:p + n] = x: a view and copy_ (or fill_), data moved, nothing computed
             if kc.tag is Tag.TENSOR:
                 self.compute(target, "copy", "writing into a tensor with indexing (copy_/fill)")
             elif kc.tag in (Tag.UNKNOWN, Tag.UNSET, Tag.META):
@@ -426,3 +429,8 @@ def _merge_ret(a: Kind | None, b: Kind | None) -> Kind | None:
         return a
     return b if a is None else merge(a, b)
 
+
+def _plain_slice(kind: Kind) -> bool:
+    """An index of numbers, slices of numbers and ``...``/None only (no tensor, no data read out of one): a
+    store through it is a view plus ``copy_``; a tensor index would scatter."""
+    return not kind.has_data and kind.tag in (Tag.SCALAR, Tag.NONE)

@@ -98,7 +98,7 @@ PROTECTED_NAMES = DYNAMIC_BUILTINS | {"range", "object", "__builtins__", "__buil
 ALLOWED_DUNDER_ATTRS = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__",
                                   "__cuda_array_interface__", "__dlpack__", "__dlpack_device__"})
 # Dunder methods a candidate class may define.
-ALLOWED_DUNDER_DEFS = frozenset({"__init__", "__repr__", "__str__", "__call__", "__getitem__", "__len__",
+ALLOWED_DUNDER_DEFS = frozenset({"__init__", "__post_init__", "__repr__", "__str__", "__call__", "__getitem__", "__len__",
                                  "__iter__", "__enter__"})
 # Attributes of frames, code objects, generators, coroutines, async generators and tracebacks (``gi_frame``,
 # ``f_back``, ``f_globals``, ``tb_frame``, ``co_consts``, ...): they reach the harness's frames, its locals
@@ -143,10 +143,14 @@ TORCH_VIEWS = frozenset({"reshape", "flatten", "unflatten", "squeeze", "unsqueez
                          "swapaxes", "swapdims", "view_as_real", "view_as_complex", "as_strided",
                          "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "tensor_split",
                          "detach", "clone"})
+# data movement that copies values without computing them (joined, padded with a constant, reversed, rolled):
+# views for the analysis; the run-time backstop's allow-list holds the aten ops they reach
+TORCH_MOVEMENT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                            "torch.vstack", "torch.flip", "torch.roll", "torch.nn.functional.pad"})
 # torch.X that return Python values or are types, context managers and device helpers.
 TORCH_QUERIES = frozenset({"is_tensor", "is_floating_point", "is_complex", "numel", "get_default_dtype",
                            "result_type", "promote_types", "can_cast", "finfo", "iinfo", "Size", "device",
-                           "dtype", "Tensor", "no_grad", "inference_mode", "enable_grad", "is_grad_enabled",
+                           "dtype", "Tensor", "no_grad", "inference_mode", "enable_grad", "is_grad_enabled", "set_grad_enabled",
                            "broadcast_shapes", "SymInt", "typename", "layout", "memory_format"})
 # Safe torch namespaces and how many names deep below them a safe member is (a longer chain, or one that
 # names a module, re-enters a library through an attribute: ``torch.nn.init.torch.relu``).
@@ -156,6 +160,10 @@ TORCH_SAFE_PREFIXES = {"torch.cuda": 2, "torch.version": 1, "torch.backends": 3,
                        "torch.nn.init": 1, "torch.autograd.Function": 1, "torch.autograd.function": 1,
                        "torch.utils.cpp_extension": 1, "torch.types": 1, "torch.__version__": 0,
                        "torch.nn.parameter": 1, "torch.nn.modules.module": 1, "torch.utils.dlpack": 1}
+# private helpers that compute on shapes only (nn.Linear's own `reset_parameters` uses the first)
+PRIVATE_ALLOWED = frozenset({"torch.nn.init._calculate_fan_in_and_fan_out", "torch.nn.init._calculate_correct_fan"})
+VERSION_STR_METHODS = frozenset({"split", "startswith", "endswith", "partition", "strip", "lower", "replace",
+                                 "count", "find", "isdigit"})
 # Safe torch names that may take a tensor (wrapping or handing it over, never computing on it).
 TORCH_SAFE_TENSOR_CALLS = frozenset({"Parameter", "Buffer", "to_dlpack", "from_dlpack", "ParameterList",
                                      "ParameterDict", "synchronize", "device", "current_stream",
@@ -199,6 +207,7 @@ TENSOR_VIEW_METHODS = frozenset({"view", "view_as", "reshape", "reshape_as", "co
                                  "movedim", "new_empty", "new_zeros", "new_ones", "new_full",
                                  "new_empty_strided", "zero_", "fill_", "detach", "cuda", "cpu", "clone", "copy_",
                                  "requires_grad_", "unfold", "diagonal", "__dlpack__", "__dlpack_device__",
+                                 "flip", "roll", "repeat",
                                  "squeeze_", "unsqueeze_", "resize_", "T", "mT"})
 # View methods that take a tensor (a source, a fill value, a tensor to match): their arguments are not sizes.
 TENSOR_ARG_VIEWS = frozenset({"copy_", "fill_", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "detach",
@@ -369,8 +378,12 @@ def torch_category(q: str) -> str:
             return "view"
         if last in TORCH_QUERIES:
             return "query"
+    if q in TORCH_MOVEMENT:
+        return "view"
     if safe_member(q):
         return "safe"
+    if q.startswith(("torch.__version__.", "torch.version.")) and len(parts) <= 4 and last in VERSION_STR_METHODS:
+        return "query"  # torch.__version__.split(".") : a version string's methods give strings and numbers
     if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") and last[:1].isupper():
         return "module"
     if q.startswith("torch.Tensor."):

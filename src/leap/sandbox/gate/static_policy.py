@@ -53,12 +53,13 @@ def forbidden_qualname(q: str) -> str | None:
     parts = q.split(".")
     if parts[-1] in T.FORBIDDEN_METHODS:  # a hook registrar or storage accessor, however it is imported
         return f"{q} is not allowed"
-    if any(p.startswith("_") and not (p in T.ALLOWED_DUNDER_ATTRS or p == "__future__") for p in parts[1:]):
+    if any(p.startswith("_") and not (p in T.ALLOWED_DUNDER_ATTRS or p == "__future__") for p in parts[1:]) \
+            and q not in T.PRIVATE_ALLOWED:
         return f"private name {q}"
     again = T.reentry(q)
     if again is not None:
         return f"{q} reaches module {again} through an attribute"
-    if root == "torch" and len(parts) == 2 and parts[1].startswith("set_"):
+    if root == "torch" and len(parts) == 2 and parts[1].startswith("set_") and q != "torch.set_grad_enabled":
         return f"{q} changes global state"
     other = reached_module(q)
     if other is not None:

@@ -35,6 +35,7 @@ ones_like new_ones full full_like new_full arange scalar_tensor lift_fresh lift_
 clone contiguous detach alias view _unsafe_view reshape _reshape_alias _reshape_copy as_strided expand
 permute transpose t unsqueeze squeeze flatten unflatten slice select narrow split split_with_sizes chunk
 unbind cat stack fill_ zero_ set_ resize_ _local_scalar_dense sym_size sym_stride sym_numel
+unfold diagonal unsqueeze_ squeeze_ flip roll repeat constant_pad_nd pad
 sym_storage_offset view_as_real view_as_complex movedim pin_memory is_same_size _has_compatible_shallow_copy_type
 rand rand_like randn randn_like randint randint_like normal_ uniform_ bernoulli_ random_ randperm
 promote_types result_type can_cast
@@ -103,10 +104,30 @@ def integer_family_op(args) -> bool:
     return any(isinstance(a, torch.Tensor) and not (a.is_floating_point() or a.is_complex()) for a in args)
 
 
+# conversions that are exact (every value of the source is a value of the target, in order): no step, no
+# overflow, nothing computed; `x.float()` on any float input or a small integer
+_EXACT_INTO = {torch.float32: frozenset({torch.float32, torch.float16, torch.bfloat16, torch.int8, torch.uint8,
+                                         torch.int16, torch.bool}),
+               torch.float64: frozenset({torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int8,
+                                         torch.uint8, torch.int16, torch.int32, torch.bool})}
+
+
+def widens(name: str, args, kwargs) -> bool:
+    """``_to_copy(x, dtype=float32/64)`` or ``dst.copy_(src)`` into float32/64 from a dtype it holds exactly."""
+    kwargs = kwargs or {}
+    if name == "_to_copy" and args and isinstance(args[0], torch.Tensor):
+        src, dst = args[0].dtype, kwargs.get("dtype", args[0].dtype)
+    elif name == "copy_" and len(args) > 1 and isinstance(args[0], torch.Tensor) and isinstance(args[1], torch.Tensor):
+        src, dst = args[1].dtype, args[0].dtype
+    else:
+        return False
+    return src in _EXACT_INTO.get(dst, ())
+
+
 def misuse(name: str, args, kwargs) -> str | None:
     """Why an allowed op computes in this call (converting dtypes, a view as another dtype, an allowed
     GEMM on integers), as the backstop records it; None when it only moves data."""
-    if name not in SHAPE_ONLY and converts(args, kwargs):
+    if name not in SHAPE_ONLY and converts(args, kwargs) and not widens(name, args, kwargs):
         return f"{name} (a dtype conversion)"
     if name == "view" and reinterprets(args):
         return "view (to another dtype)"
