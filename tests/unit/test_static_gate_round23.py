@@ -61,3 +61,15 @@ def test_attributes_set_on_tensors_are_refused_in_init_code_too():
     for store in ("t.detach = self.buf.clone", "setattr(t, 'clone', self.buf.detach)"):
         assert_rejected(triton_src(LAUNCH + "return out", init=init.format(store)), "tensor_attribute")
     assert_ok(triton_src(LAUNCH + "return out", init=init.format("t.requires_grad = False")))
+
+
+def test_a_bias_added_to_a_product_is_the_allowed_linear():
+    """``x @ W.T + self.bias`` is what ``F.linear(x, W, self.bias)`` computes: allowed where linear is; a residual
+    add of two activations is not."""
+    init = "self.w = nn.Parameter(torch.randn(4, 4))\nself.bias = nn.Parameter(torch.zeros(4))"
+    for expr in ("x @ self.w.T + self.bias", "self.bias + torch.mm(x, self.w.t())"):
+        src = triton_src(f"x = {expr}\n" + LAUNCH + "return out", init=init)
+        assert_ok(src, allowed=["linear", "matmul"])
+        assert_rejected(src, "torch_compute", allowed=["matmul"])  # the product alone is allowed, not the add
+    assert_rejected(triton_src("x = x @ self.w.T + x\n" + LAUNCH + "return out", init=init), "torch_compute",
+                    allowed=["linear", "matmul"])

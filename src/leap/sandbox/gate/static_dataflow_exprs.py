@@ -56,6 +56,8 @@ class ExprKinds:
         if isinstance(e, ast.BinOp):
             kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
             name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
+            if _bias_of_a_product(e):  # x @ W.T + self.bias: the linear op itself (allowed where linear is)
+                name = "linear"
             if Tag.TENSOR in (kl.tag, kr.tag):
                 self.compute(e, name, f"{_on(kl, kr)} operator ({name})")
             elif kl.maybe_tensor or kr.maybe_tensor:
@@ -357,3 +359,18 @@ def _items(ks: list[Kind]) -> Kind:
         return K.TENSORS
     return K.items(K.join(ks))
 
+
+_PRODUCTS = frozenset({"mm", "matmul", "linear", "bmm"})
+
+
+def _bias_of_a_product(e: ast.BinOp) -> bool:
+    """``a @ b + self.bias`` or ``torch.mm(x, w.t()) + self.fc.bias``: a product plus an attribute (a
+    layer's bias or parameter), in either order."""
+    def product(x: ast.AST) -> bool:
+        if isinstance(x, ast.BinOp) and isinstance(x.op, ast.MatMult):
+            return True
+        f = x.func if isinstance(x, ast.Call) else None
+        return isinstance(f, ast.Attribute | ast.Name) and (f.attr if isinstance(f, ast.Attribute) else f.id) in _PRODUCTS
+
+    return isinstance(e.op, ast.Add) and any(product(a) and isinstance(b, ast.Attribute)
+                                             for a, b in ((e.left, e.right), (e.right, e.left)))
