@@ -73,3 +73,29 @@ def test_a_bias_added_to_a_product_is_the_allowed_linear():
         assert_rejected(src, "torch_compute", allowed=["matmul"])  # the product alone is allowed, not the add
     assert_rejected(triton_src("x = x @ self.w.T + x\n" + LAUNCH + "return out", init=init), "torch_compute",
                     allowed=["linear", "matmul"])
+
+
+AMP = """
+class _Fn(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda"{cast})
+    def forward(ctx, x):
+        out = torch.empty_like(x)
+        n = x.numel()
+        k_relu[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256){extra}
+        return out
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cuda")
+    def backward(ctx, g):
+        return g
+"""
+
+
+def test_autocast_markers_on_autograd_functions():
+    """``torch.amp.custom_fwd``/``custom_bwd`` (Liger, Unsloth) only record the autocast state: allowed, the
+    decorated body still analysed; ``cast_inputs=`` converts the inputs and stays refused."""
+    fwd = "return _Fn.apply(x)"
+    assert_ok(triton_src(fwd, extra=AMP.format(cast="", extra="")))
+    assert_rejected(triton_src(fwd, extra=AMP.format(cast="", extra="\n        out = torch.relu(x)")), "torch_compute")
+    assert_rejected(triton_src(fwd, extra=AMP.format(cast=", cast_inputs=torch.float16", extra="")), "forbidden_name")

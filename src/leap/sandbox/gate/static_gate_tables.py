@@ -68,8 +68,11 @@ FORBIDDEN_PREFIXES = (
     "typing_extensions.ForwardRef", "typing_extensions.evaluate_forward_ref", "typing_extensions.get_annotations",
 )
 # exceptions to `FORBIDDEN_PREFIXES`: Triton's host-side tensor descriptor (a kernel argument describing a
-# tensor's blocks, as in Triton's persistent-matmul tutorial)
-ALLOWED_UNDER_FORBIDDEN = ("triton.tools.tensor_descriptor",)
+# tensor's blocks, as in Triton's persistent-matmul tutorial) and the autocast markers
+# autograd.Function's autocast markers (without ``cast_inputs``, refused by `static_policy`: a conversion)
+AMP_MARKERS = ("torch.amp.custom_fwd", "torch.amp.custom_bwd", "torch.cuda.amp.custom_fwd",
+               "torch.cuda.amp.custom_bwd")
+ALLOWED_UNDER_FORBIDDEN = ("triton.tools.tensor_descriptor", *AMP_MARKERS)
 # os and sys: only these names.
 OS_ALLOWED = frozenset({"os", "os.environ", "os.path", "os.path.join", "os.path.basename", "os.path.dirname",
                         "os.path.splitext", "os.cpu_count", "os.sep", "os.name", "os.linesep", "os.pathsep"})
@@ -380,6 +383,8 @@ def torch_category(q: str) -> str:
             return "query"
     if q in TORCH_MOVEMENT:
         return "view"
+    if q in AMP_MARKERS:
+        return "safe"
     if safe_member(q):
         return "safe"
     if q.startswith(("torch.__version__.", "torch.version.")) and len(parts) <= 4 and last in VERSION_STR_METHODS:

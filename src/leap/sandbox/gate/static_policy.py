@@ -420,6 +420,9 @@ class PolicyVisitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         f = node.func
+        if self.index.qualname(f) in T.AMP_MARKERS and any(k.arg == "cast_inputs" for k in node.keywords):
+            self.add(node, "forbidden_name", "custom_fwd(cast_inputs=...) converts the inputs' dtype outside the "
+                                             "kernels")
         if self.index.qualname(f) in T.STREAM_CTORS or (
                 isinstance(f, ast.Attribute) and f.attr == "create_stream" and not node.args and not node.keywords):
             self.add(node, "stream", "creating a new stream is not allowed")
