@@ -46,6 +46,16 @@ def test_hang_is_killed_at_timeout_then_next_verifies(sb, relu):
     assert sb.verify(relu, K.RELU).status == "ok"
 
 
+def test_a_correct_kernel_too_slow_for_the_cpu_interpreter_is_not_blamed(sb, relu):
+    """A first run finished, and at that pace the planned runs do not fit the time limit: the CPU
+    interpreter is slow, the solution not stuck (a correct pooling kernel with small blocks took past 300 s,
+    red-team pass 2026-12-05): needs_gpu, unjudged; a hang stays a timeout."""
+    slow = K.RELU.replace("y = torch.empty_like(x)", "import time\n        time.sleep(1.5)\n        y = torch.empty_like(x)")
+    v = sb.verify(relu, slow)
+    assert v.status == "needs_gpu" and "too slowly for the CPU interpreter" in v.feedback, (v.status, v.feedback)
+    assert sb.verify(relu, K.HANG).status == "timeout"
+
+
 def test_timeout_kills_the_whole_process_group(sb, relu):
     v = sb.verify(relu, SPAWNS_AND_HANGS)
     assert v.status == "timeout"

@@ -50,7 +50,7 @@ def test_drop_uid_reaches_the_childs_isolation_limits():
 
 
 def test_harness_faults_are_recognised_for_one_retry():
-    from leap.sandbox.judge.verifier import harness_fault
+    from leap.sandbox.judge.crashes import harness_fault
     from leap.sandbox.pool.pool import ChildOutcome
 
     oom = {"ok": False, "stage": "run", "error": {"kind": "OutOfMemoryError", "message": "CUDA out of memory."}}
@@ -71,6 +71,7 @@ def test_harness_faults_are_recognised_for_one_retry():
 
 
 def test_sandbox_error_and_needs_gpu_verdicts():
+    from leap.sandbox.judge import crashes as C
     from leap.sandbox.judge import verifier as V
     from leap.sandbox.pool.pool import ChildOutcome
 
@@ -87,14 +88,14 @@ def test_sandbox_error_and_needs_gpu_verdicts():
         forged = {"stage": "run", "error": {**cuda["error"], "origin": origin}}
         assert V.verdict_from_failure(forged, base).status == "runtime_error", origin
     assert V.verdict_from_failure(cuda, {**base, "device": "cuda"}).status == "runtime_error"
-    assert V.crash_verdict(ChildOutcome(exitcode=255, server_died=True), base, 5, True).status == "sandbox_error"
-    killed = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL"), base, 5, True)
+    assert C.crash_verdict(ChildOutcome(exitcode=255, server_died=True), base, 5, True).status == "sandbox_error"
+    killed = C.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL"), base, 5, True)
     assert killed.status == "runtime_error" and "two runs" in killed.feedback
     # its cgroup's own count names the memory cap; a reproducible SIGKILL without it is still the candidate's
-    oom = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=1), base, 5, True)
+    oom = C.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=1), base, 5, True)
     assert oom.status == "runtime_error" and "for exceeding its memory limit" in oom.feedback
-    other = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0), base, 5, True)
+    other = C.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0), base, 5, True)
     assert other.status == "runtime_error" and "memory" not in other.feedback.split("(")[1]
-    channel = V.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0, misbehaved=True), base, 5,
+    channel = C.crash_verdict(ChildOutcome(exitcode=-9, signal_name="SIGKILL", oom_kills=0, misbehaved=True), base, 5,
                               True)
     assert channel.status == "runtime_error" and "result channel" in channel.feedback

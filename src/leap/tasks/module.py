@@ -2,12 +2,18 @@
 
 Used by validation, the generator's degenerate filter and the reference-timing bench. The sandbox
 has its own judge-side loader; this one is for trusted task sources (built-in, generated, the user's).
+
+The float64 twin of a reference (`float_keeps_double`, `double_args`) is shared by validation's conditioning
+check and the judge's exact comparison (`leap.sandbox.judge.reference.exact_reference`): the same model
+built afresh under its seed, ``.double()``, run on float64 copies of the inputs with ``t.float()`` keeping
+float64 (a half-precision task's upcast).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -95,3 +101,48 @@ def run_reference(mod: types.ModuleType, seed: int, small: bool = True, model: t
     with torch.no_grad():
         out = model(*clone_args(inputs))
     return inputs, flat_tensors(out)
+
+
+_FLOAT_LOCK = threading.Lock()
+_FLOAT_THREADS: dict[int, int] = {}  # thread id -> depth of float_keeps_double in it
+_FLOAT_ORIG: list[Callable[..., torch.Tensor]] = []  # torch.Tensor.float as it was when the patch went in
+
+
+def _float_kept(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+    if self.dtype == torch.float64 and threading.get_ident() in _FLOAT_THREADS:
+        return self
+    return _FLOAT_ORIG[0](self, *args, **kwargs)
+
+
+@contextlib.contextmanager
+def float_keeps_double():
+    """During a float64 twin's run, ``t.float()`` of a float64 tensor keeps float64 (a half-precision task's
+    upcast would otherwise drop the twin back to fp32). Only in the calling thread: the judge runs other
+    candidates' references in other threads meanwhile, and their ``.float()`` must stay what it is."""
+    me = threading.get_ident()
+    with _FLOAT_LOCK:
+        if not _FLOAT_THREADS:
+            _FLOAT_ORIG[:] = [torch.Tensor.float]
+            torch.Tensor.float = _float_kept
+        _FLOAT_THREADS[me] = _FLOAT_THREADS.get(me, 0) + 1
+    try:
+        yield
+    finally:
+        with _FLOAT_LOCK:
+            _FLOAT_THREADS[me] -= 1
+            if not _FLOAT_THREADS[me]:
+                del _FLOAT_THREADS[me]
+            if not _FLOAT_THREADS:
+                torch.Tensor.float = _FLOAT_ORIG[0]
+
+
+def double_args(args: list[Any]) -> list[Any]:
+    """Float64 (complex128) copies of the floating tensors in ``args`` (always copies: a float64 input is
+    not shared with the twin, which might write into it), clones of other tensors, other values as they are."""
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            wide = torch.float64 if a.is_floating_point() else torch.complex128 if a.is_complex() else None
+            a = a.detach().to(wide, copy=True) if wide is not None else a.detach().clone()
+        out.append(a)
+    return out

@@ -19,7 +19,6 @@ declaring any ``LEAP_*`` metadata) and warnings for foreign ones (a KernelBench 
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -29,7 +28,9 @@ from leap.tasks.cpu_size import cpu_sizing
 from leap.tasks.module import (
     build_model,
     clone_args,
+    double_args,
     flat_tensors,
+    float_keeps_double,
     load_module,
     make_inputs,
     run_reference,
@@ -264,19 +265,7 @@ def _check(task: Task, report: ValidationReport, gpu_shapes: bool, seeds: tuple[
     return problems
 
 
-@contextlib.contextmanager
-def _float_keeps_double():
-    """During the float64 shadow run, ``t.float()`` (a half-precision task's upcast) keeps float64."""
-    orig = torch.Tensor.float
-
-    def _float(self, *args, **kwargs):
-        return self if self.dtype == torch.float64 else orig(self, *args, **kwargs)
-
-    torch.Tensor.float = _float
-    try:
-        yield
-    finally:
-        torch.Tensor.float = orig
+_float_keeps_double = float_keeps_double  # the shared twin helper (leap.tasks.module); the old name stays
 
 
 def _conditioning_problem(model: torch.nn.Module, exact_model: torch.nn.Module, task: Task,
@@ -292,9 +281,8 @@ def _conditioning_problem(model: torch.nn.Module, exact_model: torch.nn.Module, 
                 and task.input_domains.get(i, "any") == "any" else x for i, x in enumerate(inputs)]
         with torch.no_grad():
             got = flat_tensors(model(*clone_args(args)))
-            with _float_keeps_double():
-                exact = flat_tensors(exact_model(*[x.double() if isinstance(x, torch.Tensor)
-                                                   and x.is_floating_point() else x for x in args]))
+            with float_keeps_double():
+                exact = flat_tensors(exact_model(*double_args(args)))
         for g, e in zip(got, exact, strict=False):
             if not g.is_floating_point():
                 continue

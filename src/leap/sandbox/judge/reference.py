@@ -3,6 +3,13 @@
 Reference timings (eager PyTorch and ``torch.compile``) are measured once per (task source hash, input
 shapes, GPU name, torch/triton/CUDA versions) and cached in ``<cache_dir>/reference_timings.json``;
 writes take a file lock and replace the file atomically, so concurrent judges never see half a file.
+
+`exact_reference` is the exact answer of a trial for `leap.sandbox.judge.compare` (asked for only when a
+trial failed on values): the float64 twin of the reference, built and run as validation's conditioning
+check does (`leap.tasks.module.float_keeps_double`, `double_args`), run twice under different seeds (a
+forward that draws random numbers has no exact answer), twice more on inputs carrying rounding noise of the
+reference's working precision (how well conditioned each value of the answer is), within the memory the judge
+may take: four float64 forwards, for a failing trial only.
 """
 
 from __future__ import annotations
@@ -15,12 +22,21 @@ import tempfile
 import time
 import types
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from leap.sandbox.judge.task_module import build_model, load_task_module
+from leap.sandbox.judge.task_module import (
+    HostRoomError,
+    build_model,
+    load_task_module,
+    planned_model_bytes,
+    require_host_room,
+    seeded,
+)
+from leap.tasks.module import double_args, float_keeps_double
 
 CACHE_FILE = "reference_timings.json"
 INIT_SEED = 42
@@ -55,6 +71,143 @@ def reference_outputs(model: torch.nn.Module, trials: Sequence[Any],
                       device: str | torch.device | None = None) -> list[Any]:
     """Reference output of every trial (a `leap.sandbox.judge.inputs.Trial` or a plain input list)."""
     return [reference_output(model, getattr(t, "inputs", t), device) for t in trials]
+
+
+EXACT_SEEDS = (0xE1, 0xE2)  # the float64 twin runs once under each: equal outputs or it is random
+EXACT_ROOM = 8  # float64 bytes of the inputs and output, times this, must fit (the twin's work, the comparison)
+# Rounding noise as a perturbation of every floating input: x * (1 + perturb * z), z ~ N(0, 1), with perturb the
+# larger of PERTURB (4 units of fp32 roundoff: on KernelBench's SDPA at x100 a correct Triton kernel needed 1-2,
+# 10 draws of 10, where its rounding errors fall on other elements than PyTorch's) and one unit of roundoff of the
+# reference's working precision (`perturbation`: a bf16 task's q, k, v are bf16 in any kernel).
+PERTURB = 4 * 2.0 ** -24
+PERTURB_SEEDS = (0x9E7, 0x9E8)  # two draws of the noise, the larger change kept: a near-tie flips either way
+
+
+@dataclass
+class Exact:
+    """The exact answer of one trial: ``output``, the float64 twin's output (None: not available, ``why``);
+    ``spread``, shaped like it, ``|twin(perturbed inputs) - output|`` per floating tensor (how far rounding
+    noise in the inputs moves each value of the exact answer: its conditioning), None elsewhere."""
+
+    output: Any = None
+    spread: Any = None
+    why: str = ""
+
+
+def _float_bytes(obj: Any) -> int:
+    """Bytes of ``obj``'s tensors (nested lists/tuples/dicts) in float64 (complex128)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * (16 if obj.is_complex() else 8)
+    if isinstance(obj, list | tuple):
+        return sum(_float_bytes(o) for o in obj)
+    if isinstance(obj, dict):
+        return sum(_float_bytes(o) for o in obj.values())
+    return 0
+
+
+def _room(need: int, device: torch.device) -> str:
+    """Why ``need`` bytes for the twin do not fit ``device`` ("" when they do)."""
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return "" if need <= free // 2 else f"it needs {need / 2**30:.1f} GiB, the GPU has {free / 2**30:.1f} free"
+    try:
+        require_host_room(need, "the float64 reference", share=0.25)
+    except HostRoomError as exc:
+        return str(exc)
+    return ""
+
+
+def _leaves(obj: Any) -> list[torch.Tensor]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, list | tuple):
+        return [t for o in obj for t in _leaves(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _leaves(o)]
+    return []
+
+
+def perturbation(inputs: Sequence[Any], ref_output: Any) -> float:
+    """The relative rounding noise the spread is measured with: the larger of `PERTURB` and the unit roundoff of
+    the least precise floating dtype among the trial's inputs and the reference's outputs."""
+    eps = [torch.finfo(t.dtype).eps for t in _leaves(list(inputs)) + _leaves(ref_output)
+           if t.is_floating_point()]
+    return max([PERTURB] + [e / 2 for e in eps])
+
+
+def _perturbed(args: list[Any], device: torch.device, scale: float, seed: int) -> list[Any]:
+    """``args`` (float64 copies) with every floating tensor times ``1 + scale * z`` (zeros and signs kept)."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex()):
+            z = torch.randn(a.shape, generator=gen, dtype=a.dtype, device=a.device)
+            a = a * z.mul_(scale).add_(1)
+        out.append(a)
+    return out
+
+
+def _spread(moved: Any, exact: Any, before: Any = None) -> Any:
+    """``|moved - exact|`` per floating tensor of two outputs shaped alike (non-finite differences count 0),
+    the elementwise max with ``before`` (an earlier spread) where given; None where a leaf is not a floating
+    tensor or the shapes differ."""
+    if isinstance(exact, torch.Tensor):
+        if not (isinstance(moved, torch.Tensor) and moved.shape == exact.shape
+                and (exact.is_floating_point() or exact.is_complex())):
+            return None
+        d = torch.sub(moved.to(exact.dtype), exact).abs()
+        d = torch.where(torch.isfinite(d), d, 0.0)
+        return torch.maximum(d, before) if isinstance(before, torch.Tensor) else d
+    if isinstance(exact, list | tuple) and isinstance(moved, list | tuple) and len(moved) == len(exact):
+        old = before if isinstance(before, list | tuple) else [None] * len(exact)
+        vals = [_spread(m, e, b) for m, e, b in zip(moved, exact, old, strict=True)]
+        return vals if isinstance(exact, list) else tuple(vals)
+    if isinstance(exact, dict) and isinstance(moved, dict):
+        old = before if isinstance(before, dict) else {}
+        return {k: _spread(moved.get(k), v, old.get(k)) for k, v in exact.items()}
+    return None
+
+
+def exact_reference(module: types.ModuleType, init_inputs: Sequence[Any], inputs: Sequence[Any], *,
+                    device: str | torch.device = "cpu", seed: int = INIT_SEED, ref_output: Any = None,
+                    twin: list | None = None) -> Exact:
+    """The exact answer (`Exact`) of the reference on ``inputs`` (moved to ``device``): its float64 twin's
+    output and that output's spread under rounding noise in the inputs (`perturbation`); or why there is none:
+    the twin cannot be built or run, it draws random numbers (two runs under different seeds differ), or
+    it would not fit the memory (``ref_output`` sizes the output). ``twin``: a one-element cache list for the
+    built twin (several failing trials of one check build it once). Never raises for the task's failures."""
+    from leap.sandbox.judge.compare import bit_identical
+
+    dev = torch.device(device)
+    need = EXACT_ROOM * (_float_bytes(list(inputs)) + _float_bytes(ref_output))
+    try:
+        if not (twin and twin[0] is not None):  # the twin's weights, in float64 (twice fp32's)
+            need += 2 * (planned_model_bytes(module, list(init_inputs)) or 0)
+        why = _room(need, dev)
+        if why:
+            return Exact(why=f"no room for the float64 reference: {why}")
+        if twin and twin[0] is not None:
+            model = twin[0]
+        else:
+            model = build_model(module, list(init_inputs), seed, dev).double()
+            if twin is not None:
+                twin[:] = [model]
+
+        def run(args: list[Any], s: int) -> Any:
+            with seeded(s), torch.no_grad(), float_keeps_double():
+                return _detach(model(*args))
+
+        args = double_args([_to(x, dev) for x in inputs])
+        exact = run(args, EXACT_SEEDS[0])
+        if not bit_identical(exact, run(double_args(args), EXACT_SEEDS[1])):
+            return Exact(why="the reference draws random numbers (two float64 runs differ)")
+        scale, spread = perturbation(inputs, ref_output), None
+        for p_seed in PERTURB_SEEDS:
+            spread = _spread(run(_perturbed(args, dev, scale, p_seed), EXACT_SEEDS[0]), exact, spread)
+        return Exact(exact, spread)
+    except Exception as exc:  # noqa: BLE001 - the task's code in float64 (and out of memory): no exact answer
+        text = str(exc).splitlines()[0][:160] if str(exc) else ""
+        return Exact(why=f"the float64 reference fails ({type(exc).__name__}: {text})")
 
 
 def software_versions() -> dict[str, str]:

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from leap.sandbox.config import SandboxConfig
 from leap.sandbox.gate.backends import PRIORITY
+from leap.sandbox.judge import crashes as C
 from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
@@ -172,7 +173,7 @@ class Scheduler:
             if out.timed_out:
                 return verdicts.compile_error(
                     base, feedback=f"Compilation did not finish within {cfg.compile_timeout_s:.0f} s.")
-            return V.crash_verdict(out, base, cfg.compile_timeout_s, compiled=False)
+            return C.crash_verdict(out, base, cfg.compile_timeout_s, compiled=False)
         if not out.result.get("ok"):
             out.result["stage"] = "compile"
             return V.verdict_from_failure(out.result, base)
@@ -247,7 +248,7 @@ class Scheduler:
         ex = self._executor_for(dev)
         t2 = time.monotonic()
         out, received = self._run_child(ex, job, prep, dev, gpu, stages, timeout)
-        fault = V.harness_fault(out, dev)
+        fault = C.harness_fault(out, dev)
         if fault:  # the judge's side failed (dead forkserver, OS kill, GPU short of memory...): once more
             ex.release_dir(out.private_dir)
             stages["harness_retries"] = 1.0
@@ -255,7 +256,7 @@ class Scheduler:
             # a second fault is judged as usual: harness failures and a dead forkserver -> sandbox_error;
             # a reproducible SIGKILL or CUDA out-of-memory, or killing the forkserver again, is the candidate's,
             # except an out-of-memory of a check planned beyond the judge's memory budget
-            if oversized and V.harness_fault(out, dev) == "CUDA out of memory":
+            if oversized and C.harness_fault(out, dev) == "CUDA out of memory":
                 ex.release_dir(out.private_dir)
                 return V.sandbox_error("this task's trials do not fit the GPU memory the judge may use",
                                        f"planned {self.planner.plan(task, dev, gpu)} over the budget "
@@ -408,9 +409,9 @@ class Scheduler:
         is called outside the shared hold of the comparison."""
         cfg = self.config
         if out.result is None:
-            return V.crash_verdict(out, base, timeout, compiled=True)
+            return C.crash_verdict(out, base, timeout, compiled=True)
         if not out.result.get("ok"):
-            full = V.scratch_full(out)
+            full = C.scratch_full(out)
             if full is False:  # still full after the retry, and not by this candidate
                 return V.sandbox_error("the judge's scratch space is full", str(out.result.get("error")), base)
             if full:

@@ -1,20 +1,33 @@
 """One candidate, end to end, on the judge side: gate -> compile -> check in a child -> compare ->
-(GPU) timing -> `Verdict`. References are computed here, in the judge's process, never in the child."""
+(GPU) timing -> `Verdict`. References are computed here, in the judge's process, never in the child.
+
+A trial that fails on values alone (at most `EXACT_MAX_BAD_SHARE` of an output's values outside the
+tolerance, a floating output, a task whose forward is not random) is compared once more with the exact
+answer: the float64 twin of the reference on the same inputs (`leap.sandbox.judge.reference.exact_reference`,
+computed here, only for such a trial), accepted when the output is within the tolerance of it widened by the
+reference's own error and the answer's spread under rounding noise (`leap.sandbox.judge.compare`'s module
+docstring). Where the twin cannot run the
+verdict stays the comparison with the reference. The verdict's ``detail`` says where the exact answer was
+used (`stamp` adds it, with its time as the ``exact_reference`` stage).
+"""
 
 from __future__ import annotations
 
 import os
 import secrets
 import stat
+import threading
 import time
 import traceback
-from dataclasses import dataclass
+import types
+from dataclasses import dataclass, field
 
 import torch
 
 from leap.sandbox.config import SandboxConfig
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verdicts
+from leap.sandbox.judge.reference import exact_reference
 from leap.sandbox.judge.verdict import RuntimeStats, Verdict
 from leap.sandbox.worker.error_origin import CANDIDATE_CUDA_CHECK
 from leap.sandbox.worker.host_check import excess_us
@@ -37,7 +50,8 @@ NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensor
 NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \
                  "available here, so the solution was not judged."
 SANDBOX_ERROR = "The sandbox failed while evaluating this solution ({why}); this says nothing about the solution."
-GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
+EXACT_MAX_BAD_SHARE = 0.25  # a trial with more of an output's values wrong is not compared with float64 (wrong)
+_EXACT = threading.local()  # this thread's notes on the exact answer since its check began (see `stamp`)
 
 
 @dataclass
@@ -53,6 +67,9 @@ class Prepared:
     device: str = "cpu"
     first: int = 0
     total: int = 0
+    module: types.ModuleType | None = None  # the task's module (the float64 twin is built from it)
+    twin: list = field(default_factory=lambda: [None])  # the float64 twin, once built
+    exact: dict = field(default_factory=dict)  # trial index -> its `leap.sandbox.judge.reference.Exact`
 
     @property
     def n_total(self) -> int:
@@ -75,6 +92,8 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: 
     ``config.trials`` of them, or the ``n`` trials from index ``first`` of ``total`` (one round of a check in
     rounds)."""
     module = J.load_task_module(task.source, task.name)
+    if not first:  # a new check: notes on the exact answer start afresh
+        _take_exact_notes()
     small = device == "cpu"
     init_inputs = J.init_inputs(module, INIT_SEED)
     dev = f"cuda:{gpu}" if device == "cuda" and gpu is not None else device
@@ -100,7 +119,8 @@ def prepare(task: Task, device: str, config: SandboxConfig, gpu: int | None, n: 
             refs.append(ref)
             if len(trials) >= want:
                 break
-    return Prepared(init_inputs, trials, refs, skipped, dev, first, 0 if n is None else total or config.trials)
+    return Prepared(init_inputs, trials, refs, skipped, dev, first, 0 if n is None else total or config.trials,
+                    module=module)
 
 
 def _detach(obj):
@@ -250,6 +270,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
         return verdicts.runtime_error(base, compiled=True,
                                       feedback="The solution did not produce outputs for every trial."), None
     for i, (rec, trial, ref) in enumerate(zip(trials, prep.trials, prep.refs, strict=True)):
+        prep.exact.clear()  # an earlier trial's float64 answer is not needed again: free its memory
         missing = _missing_checks(rec, i, config)
         if missing:  # every check the judge asked for must have a result: a missing one is a failure
             return verdicts.rejected(base, compiled=True, trials=prep.first + i,
@@ -270,7 +291,7 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return verdicts.incorrect(base, trials=prep.first + i,
                                       feedback=f"Output device mismatch: expected {want}, got {got} (outputs must stay on "
                                                "the inputs' device)."), None
-        cmp = J.compare_outputs(ref, out, **tol)
+        cmp = with_exact(task, prep, i, ref, out, J.compare_outputs(ref, out, **tol), tol)
         if worst is None or (cmp.max_abs_error or 0) > (worst.max_abs_error or 0):
             worst = cmp
         if not cmp.ok:
@@ -278,12 +299,13 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
                                       max_abs_error=cmp.max_abs_error, max_rel_error=cmp.max_rel_error,
                                       feedback=J.mismatch_feedback(cmp, prep.first + i,
                                                                    getattr(trial, "variant", "") or trial.name,
-                                                                   prep.n_total)), cmp
+                                                                   prep.n_total),
+                                      detail=f"float64 reference: {cmp.exact}" if cmp.exact else ""), cmp
         if (out_b is not None and not J.bit_identical(out, out_b)) or rec.get("poison_identical") is False:
             # bits that follow the poison: a read of memory the kernel did not write. Unless the child saw the
             # kernel differ under the same poison too (float atomics summing in another order): then the
             # poison re-run must still match the reference
-            cmp_b = (J.compare_outputs(ref, out_b, **tol)
+            cmp_b = (with_exact(task, prep, i, ref, out_b, J.compare_outputs(ref, out_b, **tol), tol)
                      if out_b is not None and rec.get("nondeterministic") is True else None)
             if cmp_b is None or not cmp_b.ok:
                 return verdicts.incorrect(base, trials=prep.first + i,
@@ -295,6 +317,46 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             return verdicts.incorrect(base, trials=prep.first + i,
                                       feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst
+
+
+def with_exact(task: Task, prep: Prepared, i: int, ref, out, cmp: J.Compared, tol: dict) -> J.Compared:
+    """``cmp`` (trial ``i``'s comparison with the reference), or, when it failed on values alone, the comparison
+    with the exact answer (see the module docstring). A success is noted for the verdict's detail (`stamp`);
+    a failure's ``exact`` says what the float64 reference decided (the incorrect verdict's detail)."""
+    if (cmp.ok or cmp.reason != "value" or prep.module is None or getattr(task, "random_forward", False)
+            or (cmp.n_total and cmp.n_bad > EXACT_MAX_BAD_SHARE * cmp.n_total)
+            or not any(isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())
+                       for t in J.flat(ref))):
+        return cmp
+    label = f"trial {prep.first + i} ({getattr(prep.trials[i], 'variant', '') or prep.trials[i].name})"
+    if i not in prep.exact:
+        t0 = time.monotonic()
+        prep.exact[i] = exact_reference(prep.module, prep.init_inputs, prep.trials[i].inputs, device=prep.device,
+                                        seed=INIT_SEED, ref_output=ref, twin=prep.twin)
+        _exact_state()["seconds"] += time.monotonic() - t0
+    found = prep.exact[i]
+    if found.output is None:  # the failure stands; the incorrect verdict's detail says why
+        cmp.exact = f"not used: {found.why}"
+        return cmp
+    again = J.compare_outputs(ref, out, exact=found.output, spread=found.spread, **tol)
+    if again.ok:
+        _exact_state()["notes"].append(f"{label} accepted against the float64 reference: {again.exact}")
+    return again
+
+
+def _exact_state() -> dict:
+    st = getattr(_EXACT, "state", None)
+    if st is None:
+        st = _EXACT.state = {"notes": [], "seconds": 0.0}
+    return st
+
+
+def _take_exact_notes() -> tuple[list[str], float]:
+    """This thread's notes on the exact answer and the seconds it took, since its check began; cleared."""
+    st = _exact_state()
+    notes, secs = st["notes"], st["seconds"]
+    _EXACT.state = {"notes": [], "seconds": 0.0}
+    return notes, secs
 
 
 def _missing_checks(rec: dict, i: int, config: SandboxConfig) -> list[str]:
@@ -309,28 +371,6 @@ def _missing_checks(rec: dict, i: int, config: SandboxConfig) -> list[str]:
         if i < config.poison_rechecks:
             need.append("out_b")
     return [k for k in need if not isinstance(rec, dict) or rec.get(k) is None]
-
-
-def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verdict:
-    if outcome.timed_out:
-        return verdicts.timeout(base, compiled=compiled,
-                                feedback=f"Time limit exceeded: the solution did not finish within {timeout_s:.0f} s "
-                                "(infinite loop, deadlock or far too slow).")
-    if getattr(outcome, "misbehaved", False):
-        return verdicts.runtime_error(base, compiled=compiled, feedback=GENERIC_CRASH.format(
-            why="it wrote into the sandbox's result channel"), detail="malformed or too many messages from the child")
-    if getattr(outcome, "server_died", False):  # the forkserver died under this child: the judge's fault
-        return sandbox_error("the worker's forkserver died", f"child exit {outcome.exitcode}", base)
-    why = outcome.signal_name or (f"exit code {outcome.exitcode}" if outcome.exitcode is not None else "killed")
-    if outcome.signal_name == "SIGKILL":  # reached only when it happened again on the retry (reproducible)
-        # its cgroup's count says whether its memory cap did it; otherwise a SIGKILL that came back on the
-        # retry is still the candidate's (it can kill itself, and a self-kill looks like any other)
-        oom = getattr(outcome, "oom_kills", None)
-        why = ("killed (SIGKILL) on two runs for exceeding its memory limit" if oom else
-               "killed (SIGKILL) on two runs" if oom == 0 else "killed (SIGKILL) on two runs, likely exceeding its "
-               "memory limit")
-    return verdicts.runtime_error(base, compiled=compiled, feedback=GENERIC_CRASH.format(why=why),
-                                  detail=f"child exit {outcome.exitcode} {outcome.signal_name}")
 
 
 def timed_verdict(task: Task, timing: dict, ref_times: tuple[float | None, float | None], config: SandboxConfig,
@@ -417,62 +457,6 @@ def sandbox_error(why: str, detail: str, base: dict) -> Verdict:
     return verdicts.sandbox_error(base, feedback=SANDBOX_ERROR.format(why=why), detail=detail[-3000:])
 
 
-_NO_SPACE = ("No space left on device", "Disk quota exceeded")
-
-
-def scratch_full(outcome) -> bool | None:
-    """None unless the harness could not write the outputs because the scratch filesystem is full; then
-    whether the candidate filled it itself (its own directory holds a quarter of the filesystem or more:
-    prints, warnings, files) — True — or another candidate did — False (the harness's fault, retried)."""
-    res = outcome.result or {}
-    err = res.get("error") if isinstance(res.get("error"), dict) else {}
-    if res.get("stage") != "output" or not any(w in str(err.get("message", "")) for w in _NO_SPACE):
-        return None
-    try:
-        fs = os.statvfs(outcome.private_dir)
-    except OSError:
-        return False
-    return _usage(outcome.private_dir) * 4 >= fs.f_blocks * fs.f_frsize
-
-
-def _usage(root: str) -> int:
-    """Bytes the files under ``root`` occupy (not following links)."""
-    total = 0
-    for d, _, files in os.walk(root):
-        for f in files:
-            try:
-                total += os.lstat(os.path.join(d, f)).st_blocks * 512
-            except OSError:
-                pass
-    return total
-
-
-def harness_fault(outcome, device: str) -> str:
-    """Why a child's outcome is the harness's failure and worth one retry ("" when it is not): a dead
-    forkserver, the worker SIGKILLed by something other than our timeout, the harness's own exception,
-    a CUDA out-of-memory on a GPU shared with other work, or the worker's parent killed under it."""
-    res = outcome.result
-    if res is None:
-        if outcome.timed_out or getattr(outcome, "misbehaved", False):
-            return ""
-        if getattr(outcome, "server_died", False):
-            return "forkserver died"
-        return "worker killed (SIGKILL)" if outcome.signal_name == "SIGKILL" else ""
-    if res.get("ok"):
-        return ""
-    if res.get("parent_lost"):
-        return "forkserver killed during the run"
-    if res.get("stage") == "harness":
-        return "harness exception"
-    if scratch_full(outcome) is False:
-        return "scratch space full (another candidate)"
-    err = res.get("error") if isinstance(res.get("error"), dict) else {}
-    if device == "cuda" and ("OutOfMemoryError" in str(err.get("kind"))
-                             or "out of memory" in str(err.get("message", "")).lower()):
-        return "CUDA out of memory"
-    return ""
-
-
 def merged_rounds(rounds: list[Verdict], n_trials: int, one_a_round: bool = False) -> Verdict:
     """The verdict of a check that passed in rounds: the first (timed) round's, over all ``n_trials``, with the
     largest error any round saw; ``one_a_round``: each round held one trial (said in the detail)."""
@@ -489,5 +473,12 @@ def merged_rounds(rounds: list[Verdict], n_trials: int, one_a_round: bool = Fals
 
 
 def stamp(v: Verdict, stages: dict, t_start: float) -> Verdict:
+    """The stage times on ``v``, and where the exact answer was used (`with_exact`) in its detail."""
+    notes, secs = _take_exact_notes()
+    if secs:
+        stages["exact_reference"] = stages.get("exact_reference", 0.0) + secs
+    if notes:
+        text = "exact reference: " + "; ".join(notes)
+        v.detail = f"{v.detail}\n{text}" if v.detail else text
     v.stage_seconds = {**{k: round(x, 4) for k, x in stages.items()}, "total": round(time.monotonic() - t_start, 4)}
     return v

@@ -289,6 +289,9 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                     guard.disarm()
             if guard is not None:
                 guard.check_output(out)
+            if i == 0 and r == 0 and device == "cpu":  # how long a run takes here: a kernel too slow for the CPU
+                conn.send_bytes(_dumps({"type": "progress", "first_run_s": _perf() - tick,  # interpreter is told
+                                        "runs": len(settings["trials"]) + settings["poison_rechecks"]}).encode())
             tick = _add(stages, "run_forward", tick)
             if watch_timing and i == 1 and r == 0:
                 after = D.value_sample(out, seed)
