@@ -38,6 +38,8 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
+from leap.tasks.module import tensors_in
+
 ELEMENT_TARGET = 1 << 18  # inputs + parameters + outputs, in elements
 WEIGHT_LIMIT = 1 << 28    # parameters + buffers a derived size may keep (1 GiB of fp32; VGG19 has 144M)
 FLOP_TARGET = 1 << 28
@@ -170,16 +172,6 @@ class _OnMeta(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-def _flat(obj) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, list | tuple):
-        return [t for o in obj for t in _flat(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _flat(o)]
-    return []
-
-
 @dataclass
 class Measure:
     elements: int
@@ -205,12 +197,12 @@ def measure(source: str) -> Measure:
         inputs = list(mod.get_inputs())
         model = mod.Model(*init)
         w = sum(p.numel() for p in model.parameters()) + sum(b.numel() for b in model.buffers())
-        n = w + sum(t.numel() for t in _flat(inputs) + _flat(init))
+        n = w + sum(t.numel() for t in tensors_in(inputs) + tensors_in(init))
         try:
             counter = FlopCounterMode(display=False)
             with torch.no_grad(), counter:
                 out = model(*inputs)
-            return Measure(n + sum(t.numel() for t in _flat(out)), int(counter.get_total_flops()), True, w)
+            return Measure(n + sum(t.numel() for t in tensors_in(out)), int(counter.get_total_flops()), True, w)
         except Exception:  # noqa: BLE001 - no meta kernel for some op (or the size is invalid)
             return Measure(n, None, False, w)
 

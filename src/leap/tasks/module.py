@@ -146,3 +146,14 @@ def double_args(args: list[Any]) -> list[Any]:
             a = a.detach().to(wide, copy=True) if wide is not None else a.detach().clone()
         out.append(a)
     return out
+
+
+def tensors_in(obj) -> list:
+    """The tensors in a nest of lists, tuples and dicts, in order."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, list | tuple):
+        return [t for o in obj for t in tensors_in(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in tensors_in(o)]
+    return []

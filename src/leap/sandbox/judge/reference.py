@@ -36,7 +36,7 @@ from leap.sandbox.judge.task_module import (
     require_host_room,
     seeded,
 )
-from leap.tasks.module import double_args, float_keeps_double
+from leap.tasks.module import double_args, float_keeps_double, tensors_in
 
 CACHE_FILE = "reference_timings.json"
 INIT_SEED = 42
@@ -117,20 +117,10 @@ def _room(need: int, device: torch.device) -> str:
     return ""
 
 
-def _leaves(obj: Any) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, list | tuple):
-        return [t for o in obj for t in _leaves(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _leaves(o)]
-    return []
-
-
 def perturbation(inputs: Sequence[Any], ref_output: Any) -> float:
     """The relative rounding noise the spread is measured with: the larger of `PERTURB` and the unit roundoff of
     the least precise floating dtype among the trial's inputs and the reference's outputs."""
-    eps = [torch.finfo(t.dtype).eps for t in _leaves(list(inputs)) + _leaves(ref_output)
+    eps = [torch.finfo(t.dtype).eps for t in tensors_in(list(inputs)) + tensors_in(ref_output)
            if t.is_floating_point()]
     return max([PERTURB] + [e / 2 for e in eps])
 
