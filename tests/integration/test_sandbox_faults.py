@@ -54,6 +54,11 @@ def test_a_correct_kernel_too_slow_for_the_cpu_interpreter_is_not_blamed(sb, rel
     v = sb.verify(relu, slow)
     assert v.status == "needs_gpu" and "too slowly for the CPU interpreter" in v.feedback, (v.status, v.feedback)
     assert sb.verify(relu, K.HANG).status == "timeout"
+    # made slow on purpose, wrong or computed by PyTorch: judged, never left unjudged (a red-team dodge)
+    wrong = slow.replace("tl.maximum(x, 0.0)", "tl.minimum(x, 0.0)")  # clean, but the wrong answer
+    pytorch = slow.replace("return y", "return torch.relu(x)")
+    assert "tl.minimum" in wrong and "return y" in slow and sb.verify(relu, wrong).status == "timeout"
+    assert sb.verify(relu, pytorch).status == "timeout"
 
 
 def test_timeout_kills_the_whole_process_group(sb, relu):

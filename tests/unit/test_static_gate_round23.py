@@ -99,3 +99,23 @@ def test_autocast_markers_on_autograd_functions():
     assert_ok(triton_src(fwd, extra=AMP.format(cast="", extra="")))
     assert_rejected(triton_src(fwd, extra=AMP.format(cast="", extra="\n        out = torch.relu(x)")), "torch_compute")
     assert_rejected(triton_src(fwd, extra=AMP.format(cast=", cast_inputs=torch.float16", extra="")), "forbidden_name")
+
+
+def test_a_bias_written_outside_init_is_no_bias():
+    """``self.bias.resize_(x.shape); self.bias[:] = x`` then ``x @ W + self.bias``: a residual add dressed as a
+    linear's bias (paid, red-team pass 2026-12-05)."""
+    init = "self.w = nn.Parameter(torch.randn(4, 4))\nself.register_buffer('bias', torch.zeros(0))"
+    fwd = "self.bias.resize_(x.shape)\nself.bias[:] = x\nx = x @ self.w.T + self.bias\n"
+    assert_rejected(triton_src(fwd + LAUNCH + "return out", init=init), "torch_compute", allowed=["linear", "matmul"])
+
+
+def test_the_backstop_allows_an_add_under_linear_only_as_a_bias():
+    import torch
+
+    from leap.sandbox.worker.compute_guard import bias_adds_only, misuse
+
+    only = bias_adds_only(["linear"])
+    assert only and not bias_adds_only(["linear", "add"]) and not bias_adds_only([])
+    h, b = torch.ones(8, 4), torch.ones(4)
+    assert misuse("add", (h, b), {}, only) is None and misuse("add", (h, torch.ones(1, 4, 1, 1)), {}, only) is None
+    assert "not a layer's bias" in misuse("add", (h, h), {}, only)

@@ -56,8 +56,8 @@ class ExprKinds:
         if isinstance(e, ast.BinOp):
             kl, kr = self._kind(e.left, env, stmt), self._kind(e.right, env, stmt)
             name = T.BINOP_NAMES.get(type(e.op).__name__, "op")
-            if _bias_of_a_product(e):  # x @ W.T + self.bias: the linear op itself (allowed where linear is)
-                name = "linear"
+            if _bias_of_a_product(e) and not _bias_rewritten(self.ix.tree):  # x @ W.T + self.bias: the linear
+                name = "linear"  # op itself (allowed where linear is), when no code but __init__ writes a bias
             if Tag.TENSOR in (kl.tag, kr.tag):
                 self.compute(e, name, f"{_on(kl, kr)} operator ({name})")
             elif kl.maybe_tensor or kr.maybe_tensor:
@@ -363,14 +363,35 @@ def _items(ks: list[Kind]) -> Kind:
 _PRODUCTS = frozenset({"mm", "matmul", "linear", "bmm"})
 
 
+def _bias_rewritten(tree: ast.Module) -> bool:
+    """Whether code other than an ``__init__`` writes an attribute named ``bias`` (stores into it or through it,
+    ``setattr``, an in-place method: ``self.bias.resize_(x.shape); self.bias[:] = x`` made a residual add
+    pass as the bias of a linear, red-team pass 2026-12-05)."""
+    inits = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "__init__"
+             for n in ast.walk(f)}
+
+    def writes(n: ast.AST) -> bool:
+        if isinstance(n, ast.Attribute) and n.attr == "bias" and isinstance(n.ctx, ast.Store | ast.Del):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Attribute):
+            return n.value.attr == "bias"
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Attribute):
+            return n.func.value.attr == "bias" and n.func.attr.endswith("_")
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr"):
+            return len(n.args) > 1 and isinstance(n.args[1], ast.Constant) and n.args[1].value == "bias"
+        return False
+
+    return any(writes(n) for n in ast.walk(tree) if id(n) not in inits)
+
+
 def _bias_of_a_product(e: ast.BinOp) -> bool:
-    """``a @ b + self.bias`` or ``torch.mm(x, w.t()) + self.fc.bias``: a product plus an attribute (a
-    layer's bias or parameter), in either order."""
+    """``a @ b + self.bias`` or ``torch.mm(x, w.t()) + self.fc.bias``: a product plus a layer's bias, in either
+    order."""
     def product(x: ast.AST) -> bool:
         if isinstance(x, ast.BinOp) and isinstance(x.op, ast.MatMult):
             return True
         f = x.func if isinstance(x, ast.Call) else None
         return isinstance(f, ast.Attribute | ast.Name) and (f.attr if isinstance(f, ast.Attribute) else f.id) in _PRODUCTS
 
-    return isinstance(e.op, ast.Add) and any(product(a) and isinstance(b, ast.Attribute)
+    return isinstance(e.op, ast.Add) and any(product(a) and isinstance(b, ast.Attribute) and b.attr == "bias"
                                              for a, b in ((e.left, e.right), (e.right, e.left)))

@@ -13,8 +13,10 @@ from leap.sandbox.judge.verifier import sandbox_error
 GENERIC_CRASH = "The program crashed while running ({why}). Check memory accesses, bounds and launch sizes."
 
 
-def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool) -> Verdict:
-    if outcome.timed_out and base.get("device") == "cpu" and _too_slow_here(outcome, timeout_s):
+def crash_verdict(outcome, base: dict, timeout_s: float, compiled: bool, first_correct=None) -> Verdict:
+    """``first_correct(path)``: whether the output the child saved after its first run matches trial 0's
+    reference (the judge's comparison), for a timeout that may be the CPU interpreter's slowness."""
+    if outcome.timed_out and base.get("device") == "cpu" and _too_slow_here(outcome, timeout_s, first_correct):
         return verdicts.needs_gpu(base, compiled=compiled, feedback=(
             f"The solution runs, but too slowly for the CPU interpreter to check within {timeout_s:.0f} s; it needs "
             "a GPU to be judged."), detail="a run took " + str(_first_run(outcome)) + " s")
@@ -45,13 +47,16 @@ def _first_run(outcome) -> float | None:
     return float(run) if isinstance(run, int | float) and run > 0 else None
 
 
-def _too_slow_here(outcome, timeout_s: float) -> bool:
-    """On the CPU a first run finished and the runs planned at that pace do not fit the time limit: the
+def _too_slow_here(outcome, timeout_s: float, first_correct=None) -> bool:
+    """On the CPU a first run finished, clean (nothing the run-time checks object to) and correct (its saved
+    output matches trial 0's reference), and the runs planned at that pace do not fit the time limit: the
     interpreter is slow (8x more programs took a correct pooling kernel from 83 s to past 300 s), not the
-    solution stuck."""
+    solution stuck. A wrong or hacky forward made slow on purpose stays a timeout (red-team pass 2026-12-05)."""
     run, ev = _first_run(outcome), next((e for e in outcome.events if e.get("type") == "progress"), {})
-    runs = ev.get("runs")
-    return run is not None and isinstance(runs, int) and run * runs >= 0.8 * timeout_s
+    runs, out = ev.get("runs"), ev.get("out")
+    if run is None or not isinstance(runs, int) or run * runs < 0.8 * timeout_s or ev.get("clean") is not True:
+        return False
+    return first_correct is not None and isinstance(out, str) and first_correct(out) is True
 
 
 _NO_SPACE = ("No space left on device", "Disk quota exceeded")

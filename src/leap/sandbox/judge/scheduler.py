@@ -409,7 +409,9 @@ class Scheduler:
         is called outside the shared hold of the comparison."""
         cfg = self.config
         if out.result is None:
-            return C.crash_verdict(out, base, timeout, compiled=True)
+            return C.crash_verdict(out, base, timeout, compiled=True,
+                                   first_correct=lambda path: V.first_output_correct(task, prep, path, out.private_dir,
+                                                                                     cfg))
         if not out.result.get("ok"):
             full = C.scratch_full(out)
             if full is False:  # still full after the retry, and not by this candidate

@@ -319,6 +319,18 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
     return None, worst
 
 
+def first_output_correct(task: Task, prep: Prepared, path: str, private_dir: str, config: SandboxConfig) -> bool:
+    """Whether the output a child saved after its first run (trial 0, run 0) matches that trial's reference."""
+    if prep.first != 0 or not prep.refs:
+        return False
+    tol = dict(dtype=task.dtype, rtol=task.rtol, atol=task.atol, tolerances=config.tolerances.model_dump())
+    try:
+        out = load_output(path, private_dir, prep.device)
+    except Exception:  # noqa: BLE001 - no readable output: not shown correct
+        return False
+    return bool(with_exact(task, prep, 0, prep.refs[0], out, J.compare_outputs(prep.refs[0], out, **tol), tol).ok)
+
+
 def with_exact(task: Task, prep: Prepared, i: int, ref, out, cmp: J.Compared, tol: dict) -> J.Compared:
     """``cmp`` (trial ``i``'s comparison with the reference), or, when it failed on values alone, the comparison
     with the exact answer (see the module docstring). A success is noted for the verdict's detail (`stamp`);

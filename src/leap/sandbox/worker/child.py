@@ -289,9 +289,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                     guard.disarm()
             if guard is not None:
                 guard.check_output(out)
-            if i == 0 and r == 0 and device == "cpu":  # how long a run takes here: a kernel too slow for the CPU
-                conn.send_bytes(_dumps({"type": "progress", "first_run_s": _perf() - tick,  # interpreter is told
-                                        "runs": len(settings["trials"]) + settings["poison_rechecks"]}).encode())
+            first_run = _perf() - tick
             tick = _add(stages, "run_forward", tick)
             if watch_timing and i == 1 and r == 0:
                 after = D.value_sample(out, seed)
@@ -317,6 +315,11 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             if r == 0:  # outputs travel on the CPU or by IPC: record where the candidate put them
                 rec["devices"] = _devices(out)
             rec["out" if r == 0 else "out_b"] = _stage("output", _emit, conn, job, f"t{i}_r{r}", out, path)
+            if i == 0 and r == 0 and device == "cpu":  # how long a run takes here, whether it was clean, and its
+                conn.send_bytes(_dumps({  # output: a correct kernel too slow for the CPU interpreter is told
+                    "type": "progress", "first_run_s": first_run, "out": rec["out"],
+                    "clean": not problems and (guard is None or guard.clean()),
+                    "runs": len(settings["trials"]) + settings["poison_rechecks"]}).encode())
             if r == 0 and not local:
                 rec["inputs_after"] = _emit(conn, job, f"t{i}_in", inputs, os.path.join(out_dir, f"t{i}_in.pt"))
             _add(stages, "run_emit", tick)

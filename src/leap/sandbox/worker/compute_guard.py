@@ -124,9 +124,12 @@ def widens(name: str, args, kwargs) -> bool:
     return src in _EXACT_INTO.get(dst, ())
 
 
-def misuse(name: str, args, kwargs) -> str | None:
+def misuse(name: str, args, kwargs, bias_adds_only: bool = False) -> str | None:
     """Why an allowed op computes in this call (converting dtypes, a view as another dtype, an allowed
-    GEMM on integers), as the backstop records it; None when it only moves data."""
+    GEMM on integers, an add allowed as a linear's or convolution's bias that adds no bias:
+    ``bias_adds_only``), as the backstop records it; None when it only moves data."""
+    if name == "add" and bias_adds_only and not _adds_a_bias(args):
+        return "add (of two activations, not a layer's bias)"
     if name not in SHAPE_ONLY and converts(args, kwargs) and not widens(name, args, kwargs):
         return f"{name} (a dtype conversion)"
     if name == "view" and reinterprets(args):
@@ -134,6 +137,17 @@ def misuse(name: str, args, kwargs) -> str | None:
     if name in FAMILY_OPS and integer_family_op(args):
         return f"{name} (on integer tensors)"
     return None
+
+
+def _adds_a_bias(args) -> bool:
+    """One operand is shaped like a bias: at most one dimension longer than 1 ((C,), (1, C, 1, 1))."""
+    return any(isinstance(a, torch.Tensor) and sum(1 for d in a.shape if d > 1) <= 1 for a in args[:2])
+
+
+def bias_adds_only(allowed_ops: Iterable[str]) -> bool:
+    """``add`` is allowed only as part of a linear or convolution family (their bias), not by name."""
+    named = {str(n).rsplit(".", 1)[-1] for n in allowed_ops or ()}
+    return "add" not in named and "add" in allowed_names(allowed_ops)
 
 
 def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
@@ -149,10 +163,14 @@ def allowed_names(allowed_ops: Iterable[str]) -> frozenset[str]:
 class Guard:
     """The installed backstop; build with `install` before the candidate is imported."""
 
-    __slots__ = ("_arm", "_check", "_disarm", "_problems")
+    __slots__ = ("_arm", "_check", "_clean", "_disarm", "_problems")
 
-    def __init__(self, arm, disarm, problems, check):
-        self._arm, self._disarm, self._problems, self._check = arm, disarm, problems, check
+    def __init__(self, arm, disarm, problems, check, clean):
+        self._arm, self._disarm, self._problems, self._check, self._clean = arm, disarm, problems, check, clean
+
+    def clean(self) -> bool:
+        """Nothing seen so far that `problems` would report (compute, read-outs, switches, spawns, odd launches)."""
+        return self._clean()
 
     def check_output(self, out) -> None:
         self._check(out)
@@ -173,6 +191,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     """Push the recording mode (it stays on the dispatch stack until the child exits) and return its
     `Guard`. Everything it needs is bound here, in closure cells, before any candidate code runs."""
     allowed = allowed_names(allowed_ops)
+    bias_only = bias_adds_only(allowed_ops)
     seen: dict[str, int] = {}
     made: set[int] = set()  # storages that ops returned while armed (outputs must be among them)
     unseen: list[str] = []
@@ -190,7 +209,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     def dispatch(self, func, types, args=(), kwargs=None):
         if state[0]:
             name = str_(getattr_(func, "overloadpacket", func).__name__)
-            key = name if name not in allowed else misuse(name, args, kwargs)
+            key = name if name not in allowed else misuse(name, args, kwargs, bias_only)
             if name in scalar_ops and not state[5]:
                 state[6] += 1
             if key is not None:
@@ -277,7 +296,10 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")
         return out
 
-    return Guard(arm, disarm, problems, check_output)
+    def clean() -> bool:
+        return not (seen or unseen or uncompilable or noted or odd_args or switched or spawned)
+
+    return Guard(arm, disarm, problems, check_output, clean)
 
 
 def _count_triton_launches(state: list, odd_args: list) -> None:
