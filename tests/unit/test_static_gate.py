@@ -242,7 +242,7 @@ TORCH_COMPUTE = {
     "operator": LAUNCH + "return out * 1.0",
     "compare": LAUNCH + "return out + (x > 0)",
     "augassign": LAUNCH + "out += 0\nreturn out",
-    "setitem": LAUNCH + "out[:1] = x[:1]\nreturn out",
+    "setitem": LAUNCH + "i = torch.arange(2)\nout[i] = x[:2]\nreturn out",  # a scatter (slice stores move data)
     "clone_then_compute": LAUNCH + "return x.clone().clamp_(min=0)",
     "cast": LAUNCH + "return out.to(torch.bfloat16)",
     "cast_method": "x = x.half()\n" + LAUNCH + "return out",
