@@ -212,7 +212,7 @@ def test_autograd_function_binds_ctx_and_leaves_backward_off_the_data_path():
 
 
 def test_dtype_conversion_feedback_says_where_conversions_belong():
-    g = assert_rejected(triton_src("y = x.float().contiguous()\nr = y\n" + COPY), "torch_compute")
+    g = assert_rejected(triton_src("y = x.half().contiguous()\nr = y\n" + COPY), "torch_compute")
     assert "inside the kernel" in g.reason
 
 
