@@ -197,13 +197,20 @@ def _values(ref: torch.Tensor, out: torch.Tensor, name: str, rtol: float | None,
     bad = diff > buf.mul_(rt).add_(at * scale)
     max_rel = float(diff.div_(torch.abs(rf, out=buf).clamp_min_(scale * 1e-6)).max())
     if bool(bad.any()):
-        nb = int(bad.sum())
-        ms = _first(bad, r, o, name, k)
-        return _fail("value", f"{name}: {nb} of {n} values outside tolerance (rtol {rt:g}, atol {at:g} x output "
-                              f"RMS {rms:.3g}); max abs error {max_abs:.3g}, max rel error {max_rel:.3g}; "
-                              f"first mismatches: {_mismatch_text(ms)}.",
-                     max_abs_error=max_abs, max_rel_error=max_rel, mismatches=ms, n_bad=nb, n_total=n)
+        return _mismatched(bad, r, o, name, k, n, lambda nb: (
+            f"{nb} of {n} values outside tolerance (rtol {rt:g}, atol {at:g} x output RMS {rms:.3g}); max abs error "
+            f"{max_abs:.3g}, max rel error {max_rel:.3g}; first mismatches:"), max_abs_error=max_abs,
+            max_rel_error=max_rel)
     return CompareResult(True, max_abs_error=max_abs, max_rel_error=max_rel, n_total=n)
+
+
+def _mismatched(bad: torch.Tensor, want: torch.Tensor, got: torch.Tensor, name: str, k: int, n: int, what,
+                **errors) -> CompareResult:
+    """The value failure for the positions ``bad``: ``what(n_bad)`` says what they miss, the first ``k``
+    follow."""
+    nb = int(bad.sum())
+    ms = _first(bad, want, got, name, k)
+    return _fail("value", f"{name}: {what(nb)} {_mismatch_text(ms)}.", mismatches=ms, n_bad=nb, n_total=n, **errors)
 
 
 def _exact_values(ref: torch.Tensor, out: torch.Tensor, exact: Any, spread: Any, name: str, rtol: float | None,
@@ -255,12 +262,10 @@ def _exact_values(ref: torch.Tensor, out: torch.Tensor, exact: Any, spread: Any,
     out_err = torch.sub(o64, e64).abs_()
     bad = out_err > tol.add_(ref_err)
     if bool(bad.any()):
-        nb = int(bad.sum())
-        ms = _first(bad, e64, o64, name, k)
-        return _fail("value", f"{name}: {nb} of {n} values are farther from the float64 answer than the tolerance "
-                              f"widened by the reference's error and the answer's spread (the reference misses the "
-                              f"tolerance on {n_miss}, the widening applies on {n_wide}); {_mismatch_text(ms)}.",
-                     mismatches=ms, n_bad=nb, n_total=n)
+        return _mismatched(bad, e64, o64, name, k, n, lambda nb: (
+            f"{nb} of {n} values are farther from the float64 answer than the tolerance widened by the reference's "
+            f"error and the answer's spread (the reference misses the tolerance on {n_miss}, the widening applies "
+            f"on {n_wide});"))
     diff = torch.sub(o64, r64).abs_()
     max_abs = float(diff.max())
     max_rel = float(diff.div_(r64.abs().clamp_min_(scale * 1e-6)).max())
