@@ -96,13 +96,7 @@ class Exact:
 
 def _float_bytes(obj: Any) -> int:
     """Bytes of ``obj``'s tensors (nested lists/tuples/dicts) in float64 (complex128)."""
-    if isinstance(obj, torch.Tensor):
-        return obj.numel() * (16 if obj.is_complex() else 8)
-    if isinstance(obj, list | tuple):
-        return sum(_float_bytes(o) for o in obj)
-    if isinstance(obj, dict):
-        return sum(_float_bytes(o) for o in obj.values())
-    return 0
+    return sum(t.numel() * (16 if t.is_complex() else 8) for t in tensors_in(obj))
 
 
 def _room(need: int, device: torch.device) -> str:
