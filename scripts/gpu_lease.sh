@@ -206,7 +206,7 @@ chain_kb() {
 
 progress() {
   bash scripts/gpu_session.sh status 2>/dev/null | head -40
-  for c in S K; do echo "--- $c$([ -f "$W/out/$c.done" ] && echo ' (done)')"; grep -E "===" "$W/out/logs/$c.log" 2>/dev/null | tail -4; done
+  for c in S K P; do echo "--- $c$([ -f "$W/out/$c.done" ] && echo ' (done)')"; grep -E "===" "$W/out/logs/$c.log" 2>/dev/null | tail -4; done
 }
 
 save_env() {  # the lease's settings, for its later calls (piece, wait: each a fresh shell)
@@ -251,7 +251,11 @@ case "${1:-}" in
     [ -d "$W/repo" ] && { echo "already started"; progress; exit 0; }
     export LEARN=1 RL_S=${RL_S:-780} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
       RL_SET=${RL_SET:-rollout.levels=[1,2] rollout.sampling.temperature=0.8}
-    save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"; progress ;;
+    save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"
+    # LEARN_TP=1: the sandbox throughput bench on the quiet GPU while the model's pieces travel (a check of the
+    # CUDA path on this code before the RL depends on it)
+    [ "${LEARN_TP:-1}" = 1 ] && setsid nohup bash "$W/repo/scripts/gpu_lease.sh" P > "$W/out/logs/P.log" 2>&1 < /dev/null &
+    sleep 1; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
   bigwhl) bigwhl ;;
   wait)
@@ -262,6 +266,7 @@ case "${1:-}" in
     bash scripts/gpu_session.sh pack > /dev/null 2>&1 ;;
   S) chain_sandbox ;;
   T) env_here; gpu_tests ;;
+  P) env_here; mkdir -p "$W/out/sandbox"; tp pool 240 --n-inline 0 ;;
   L) chain_loaded ;;
   K) chain_kb ;;
   *) echo "usage: $0 start|piece|wait SECONDS"; exit 2 ;;
