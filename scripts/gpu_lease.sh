@@ -15,7 +15,7 @@
 #   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
 #                                        # `leap eval` generates on the same GPU (the shared-GPU run)
-#   LOADED_KB=1 KB_KERNELS=triton bash scripts/gpu_lease.sh loaded  # carry .whl .kb; 19 `piece` calls: the same,
+#   LOADED_KB=1 KB_KERNELS=triton bash scripts/gpu_lease.sh loaded  # carry .whl .kb; 21 `piece` calls: the same,
 #                                        # the 1.5B's load being KernelBench level 1 first (issue 14's run);
 #                                        # LOADED_TP=1: the throughput bench first, on the quiet GPU (no demo test)
 # Sandbox chain: throughput bench and audit first (a quiet GPU while the model travels), then every
@@ -27,7 +27,7 @@
 # of KB_BATCH problems with up to 3 resuming tries each. Estimated (not
 # yet measured) on an H200 with 16 cores: Triton ~8 min (4 batches: ~1 min generation + verification each),
 # CUDA ~20 min (4 batches: ~1 min generation + ~25 cuda_inline builds at ~60 s, 8 at a time), so ~20 min
-# side by side, plus ~5 min to carry and build the model (19 piece calls, 115 s conversion). Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
+# side by side, plus ~5 min to carry and build the model (21 piece calls, 115 s conversion). Results: out/kb_l1_{triton,cuda_inline}/{eval_results.json,
 # summary.json,results.jsonl,report.md}.
 set -u
 W=${LEAP_GPU_DIR:-/tmp/leap15}
@@ -243,7 +243,7 @@ case "${1:-}" in
     launch L "A B K"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
   kb)  # a lease for the KernelBench evals alone (carry .whl .kb, then the .gguf_pieces calls as for start)
     KB_ONLY=1 launch K "A B S"; bash scripts/gpu_session.sh piece; sleep 1; progress ;;
-  learn)  # issue 13's experiment alone (carry .whl .sftdata [.ckpt_in]; then the 19 `piece` calls): SFT (or the
+  learn)  # issue 13's experiment alone (carry .whl .sftdata [.ckpt_in]; then the 21 `piece` calls): SFT (or the
     # carried SFT checkpoint) -> LEAP RL for RL_S seconds, the eval after SFT beside it -> eval after RL; the slimmed
     # checkpoints come back as ck_*.tar.part-* (put them in .ckpt_in/ to continue in a later lease). RL samples at
     # temperature 0.8: at 1.0, 49 of the 66 turn-1 format errors of the 1.5B's one RL step (2026-12-01) were

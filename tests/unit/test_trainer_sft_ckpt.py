@@ -10,9 +10,11 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
-from leap.trainer.checkpoint import load_checkpoint, resolve_checkpoint, save_checkpoint, slim_checkpoint  # noqa: E402
+from leap.trainer.checkpoint import (  # noqa: E402
+    TrainingDiverged, load_checkpoint, resolve_checkpoint, save_checkpoint, slim_checkpoint)
 from leap.trainer.config import ConfigError, ModelConfig, load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402
+from leap.trainer.optim import step_if_finite  # noqa: E402
 from leap.trainer.sft import answer_nll, encode_example, load_sft_jsonl, run_sft, sft_step  # noqa: E402
 from leap.trainer.tokens import pad_right, token_logprobs  # noqa: E402
 
@@ -77,6 +79,60 @@ def test_sft_learns_and_checkpoints(tiny_path, tmp_path):
     saved = torch.load(tmp_path / "ck" / "step-15" / "trainable.pt")
     started = load_policy(cfg.model.model_copy(update={"init_from": str(tmp_path / "ck")}), torch.device("cpu"))
     assert all(torch.equal(saved[k], v) for k, v in started.trainable_state().items())
+
+
+def test_step_if_finite_drops_an_overflowed_gradient():
+    w = torch.nn.Parameter(torch.ones(3))
+    opt = torch.optim.SGD([w], lr=0.1)
+    w.grad = torch.tensor([1.0, float("inf"), 0.0])
+    assert step_if_finite(opt, [w], 1.0) == float("inf")
+    assert torch.equal(w.detach(), torch.ones(3)) and w.grad is None
+    w.grad = torch.tensor([1.0, 0.0, 0.0])
+    assert step_if_finite(opt, [w], 0.0) == pytest.approx(1.0)
+    assert w.detach()[0] == pytest.approx(0.9)
+
+
+def test_sft_skips_a_nonfinite_step_and_keeps_finite_weights(tiny_path, tmp_path, monkeypatch):
+    """One overflowed gradient (as in the 1.5B's SFT on 2026-12-05, step 30) must not turn the adapter NaN."""
+    import leap.trainer.sft as sft_mod
+
+    real, calls = sft_mod.sft_step, []
+
+    def overflow_on_third(policy, batch, micro, device):
+        out = real(policy, batch, micro, device)
+        calls.append(1)
+        if len(calls) == 3:
+            next(p for p in policy.trainable_parameters() if p.grad is not None).grad.fill_(float("nan"))
+        return out
+
+    monkeypatch.setattr(sft_mod, "sft_step", overflow_on_third)
+    data = _write_data(tmp_path / "d.jsonl")
+    cfg = load_config(None, [f"model.path={tiny_path}", "model.lora.rank=8", "model.lora.targets=all-linear",
+                             f"sft.data={data}", "sft.epochs=6", "optim.lr=1e-2", "optim.micro_batch_size=2",
+                             "optim.grad_accumulation=2", f"checkpoint.dir={tmp_path}/ck", "checkpoint.every=0",
+                             f"logging.dir={tmp_path}/log", "logging.progress=false", "device=cpu"])
+    summary = run_sft(cfg)
+    rows = [json.loads(x) for x in (tmp_path / "log" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["grad_norm"] is None for r in rows] == [False, False, True, False, False, False]
+    assert summary["nonfinite_steps"] == 1 and summary["step"] == 6
+    assert all(r["loss"] is not None for r in rows) and rows[-1]["loss"] < rows[0]["loss"]
+    saved = torch.load(tmp_path / "ck" / "step-6" / "trainable.pt")
+    assert all(torch.isfinite(t).all() for t in saved.values())
+
+
+def test_checkpoint_refuses_nan_weights(tiny_path, tmp_path):
+    pol = _policy(tiny_path)
+    with torch.no_grad():
+        pol.trainable_parameters()[0].fill_(float("nan"))
+    with pytest.raises(TrainingDiverged, match=r"step-3: 1 of \d+ trained tensors hold NaN/inf"):
+        save_checkpoint(tmp_path / "ck", 3, policy=pol)
+    assert not (tmp_path / "ck").exists()
+    # a NaN checkpoint written before this check existed is refused where a run or an eval would start from it
+    good = _policy(tiny_path)
+    save_checkpoint(tmp_path / "old", 1, policy=good)
+    torch.save(pol.trainable_state(), tmp_path / "old" / "step-1" / "trainable.pt")
+    with pytest.raises(ConfigError, match=r"model.init_from: .*step-1: 1 of \d+ trained tensors hold NaN/inf"):
+        _policy(tiny_path, init_from=str(tmp_path / "old"))
 
 
 @pytest.mark.parametrize("line, expected", [

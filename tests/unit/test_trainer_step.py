@@ -139,3 +139,23 @@ def test_sampler_logprob_gap_measures_the_generators_logprobs_and_leaves_the_los
     shifted = accumulate(policy, samples, cfg, "cpu", compare_sampler=True)
     assert shifted["sampler/logprob_gap"] == pytest.approx(0.25, abs=1e-4)
     assert shifted["loss"] == pytest.approx(plain["loss"])  # the loss ignores the generator's log-probs
+
+
+def test_skip_zero_advantage_leaves_all_failed_groups_out(tiny_path):
+    """An all-failed group has advantage 0 everywhere: with the option it costs no forward/backward."""
+    rng = random.Random(3)
+    failed = Group(task="f", trajectories=[Trajectory(task="f", sample=i, turns=[_turn(rng, 0, "format_error")])
+                                           for i in range(4)])
+    groups = synthetic_groups() + [failed]
+    counts = {}
+    for skip in (False, True):
+        cfg = _cfg(tiny_path, f"optim.skip_zero_advantage={str(skip).lower()}", "optim.micro_batch_size=4")
+        policy = load_policy(cfg.model, torch.device("cpu"))
+        opt = build_optimizer(policy.trainable_parameters(), cfg.optim)
+        m = train_on_groups(policy, opt, build_scheduler(opt, cfg.optim, 4), groups, cfg, "cpu")
+        counts[skip] = m["train_samples"]
+        if skip:
+            only_failed = train_on_groups(policy, opt, build_scheduler(opt, cfg.optim, 4), [failed], cfg, "cpu")
+            assert only_failed["train_samples"] == 0
+    assert counts[False] - counts[True] >= 4  # the failed group's 4 samples at least
+    assert counts[True] > 0

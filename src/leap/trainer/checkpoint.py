@@ -51,16 +51,30 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+class TrainingDiverged(ValueError):
+    """The trained weights hold NaN/inf: saving them would hand every later stage a broken model."""
+
+
+def finite_state(state: dict[str, torch.Tensor], where: str) -> dict[str, torch.Tensor]:
+    """``state`` unchanged when every tensor is finite; else TrainingDiverged naming ``where``."""
+    bad = [n for n, t in state.items() if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+    if bad:
+        raise TrainingDiverged(f"{where}: {len(bad)} of {len(state)} trained tensors hold NaN/inf "
+                               f"(first: {bad[0]}); training diverged, nothing saved")
+    return state
+
+
 def save_checkpoint(root: str | Path, step: int, *, policy, optimizer=None, scheduler=None,
                     state: dict | None = None, config_yaml: str = "", keep_last: int = 0) -> Path:
     """Write checkpoint ``step`` under ``root`` atomically; returns its final path."""
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
     final = root / f"step-{step}"
+    weights = finite_state(policy.trainable_state(), f"checkpoint {final}")
+    root.mkdir(parents=True, exist_ok=True)
     tmp = root / f".tmp-step-{step}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    torch.save(policy.trainable_state(), tmp / "trainable.pt")
+    torch.save(weights, tmp / "trainable.pt")
     if policy.lora:
         policy.model.save_pretrained(tmp / "adapter")
     if optimizer is not None:
@@ -145,7 +159,7 @@ def load_checkpoint(path: str | Path, *, policy, optimizer=None, scheduler=None,
                     restore_rng: bool = True) -> dict:
     """Restore weights, optimizer, scheduler and RNG from a checkpoint; returns its ``state.json``."""
     ckpt = resolve_checkpoint(path)
-    saved = torch.load(ckpt / "trainable.pt", map_location="cpu", weights_only=True)
+    saved = finite_state(torch.load(ckpt / "trainable.pt", map_location="cpu", weights_only=True), str(ckpt))
     params = dict(policy.model.named_parameters())
     missing = [n for n in saved if n not in params]
     if missing:

@@ -205,6 +205,10 @@ class OptimConfig(_Strict):
     micro_batch_size: int = Field(4, ge=1, description="samples per forward/backward")
     grad_accumulation: int = Field(0, ge=0, description="micro-batches per optimizer step (0 = whole batch)")
     passes_per_batch: int = Field(1, ge=1, description="optimisation passes over each rollout batch")
+    skip_zero_advantage: bool = Field(False, description="leave samples whose advantage is 0 (every group all "
+                                      "solved or all failed) out of the update: with loss.kl_coef 0 they carry no "
+                                      "policy gradient, only forward/backward time; the token mean is then over "
+                                      "the samples that do (ignored when kl_coef > 0)")
 
 
 class CheckpointConfig(_Strict):

@@ -44,3 +44,14 @@ def clip_grad(params: list[torch.nn.Parameter], max_norm: float) -> float:
         return 0.0
     limit = max_norm if max_norm > 0 else float("inf")
     return float(torch.nn.utils.clip_grad_norm_(grads, limit))
+
+
+def step_if_finite(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], max_norm: float) -> float:
+    """Clip and take the optimizer step, unless the gradient norm is inf/NaN: then the gradients are dropped
+    and the step skipped (one bf16 overflow would otherwise turn every weight NaN). Returns the norm."""
+    norm = clip_grad(params, max_norm)
+    if math.isfinite(norm):
+        optimizer.step()
+    else:
+        optimizer.zero_grad(set_to_none=True)
+    return norm

@@ -10,6 +10,7 @@ logging machinery as `leap train`.
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from leap.trainer.checkpoint import (
 from leap.trainer.config import ConfigError, TrainConfig, dump_config
 from leap.trainer.logging import MetricsLogger, headline
 from leap.trainer.model import PolicyModel, load_policy, resolve_device
-from leap.trainer.optim import build_optimizer, build_scheduler, clip_grad
+from leap.trainer.optim import build_optimizer, build_scheduler, step_if_finite
 from leap.trainer.tokens import pad_right, token_logprobs
 
 
@@ -146,6 +147,7 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
     stop = stop or StopFlag()
     policy.model.train()
     last = {}
+    nonfinite = 0  # steps skipped for an inf/NaN gradient (see step_if_finite)
     try:
         while step < total_steps:
             epoch, pos = divmod(step, steps_per_epoch)
@@ -156,11 +158,11 @@ def run_sft(cfg: TrainConfig, *, data: str | None = None, resume: str | None = N
             t0 = time.perf_counter()
             optimizer.zero_grad(set_to_none=True)
             loss, ntok = sft_step(policy, batch, cfg.optim.micro_batch_size, device)
-            grad_norm = clip_grad(params, cfg.optim.grad_clip)
-            optimizer.step()
+            grad_norm = step_if_finite(optimizer, params, cfg.optim.grad_clip)
+            nonfinite += not math.isfinite(grad_norm)
             scheduler.step()
             step += 1
-            last = {"loss": loss, "grad_norm": grad_norm, "tokens": ntok, "epoch": epoch,
+            last = {"loss": loss, "grad_norm": grad_norm, "nonfinite_steps": nonfinite, "tokens": ntok, "epoch": epoch,
                     "lr": scheduler.get_last_lr()[0], "time/step": time.perf_counter() - t0}
             logger.log(step, last)
             bar.advance(1, headline(last))

@@ -21,7 +21,7 @@ from leap.rollout.records import Group
 from leap.trainer.config import TrainConfig
 from leap.trainer.distributed import Dist
 from leap.trainer.model import PolicyModel
-from leap.trainer.optim import clip_grad
+from leap.trainer.optim import step_if_finite
 from leap.trainer.tokens import token_logprobs
 
 
@@ -118,6 +118,8 @@ def train_on_groups(policy: PolicyModel, optimizer, scheduler, groups: Sequence[
     params = params if params is not None else policy.trainable_parameters()
     credits = batch_credits(groups, cfg.reward, cfg.credit)
     samples = turn_samples(groups, credits)
+    if cfg.optim.skip_zero_advantage and cfg.loss.kl_coef == 0:
+        samples = [s for s in samples if s.advantage != 0]
     dist = dist or Dist()
     batches = optimizer_batches(samples, cfg) if samples else []
     n_batches = dist.max_int(len(batches), torch.device(device))
@@ -138,8 +140,7 @@ def train_on_groups(policy: PolicyModel, optimizer, scheduler, groups: Sequence[
                                compare_sampler=p == 0 and bi == 0)
                 sampler_gap = m.pop("sampler/logprob_gap", sampler_gap)
             dist.average_gradients(params)
-            grad_norm = clip_grad(params, cfg.optim.grad_clip)
-            optimizer.step()
+            grad_norm = step_if_finite(optimizer, params, cfg.optim.grad_clip)
             if m is not None:
                 m["grad_norm"] = grad_norm
                 rows.append(m)
