@@ -37,6 +37,7 @@ case $MODEL in *0.5b*) GGUF_BYTES=491400064 ;; *) GGUF_BYTES=1117320768 ;; esac
 M=$W/q15
 EVAL_S=${EVAL_S:-270}     # one leap eval on builtin:eval (20 tasks x 4 samples x 3 turns)
 SFT_S=${SFT_S:-240}
+SFT_EPOCHS=${SFT_EPOCHS:-1}  # 2026-12-05: the second epoch drove the loss to 0.04 and its step 30 overflowed
 RL_S=${RL_S:-420}
 RL_STEPS=${RL_STEPS:-8}
 LEARN=${LEARN:-0}         # 1 (`gpu_lease.sh learn`): no benches, no base eval, no pass rates; eval after SFT beside RL;
@@ -115,7 +116,7 @@ chain_a() {
     log "SFT checkpoint carried in: no SFT here"; mkdir -p "$W/ck" && cp -r "$W/ck_in/sft" "$W/ck/sft_in"
     init=("model.init_from=$W/ck/sft_in")
   elif [ -s "$sft" ]; then
-    stage sft "$SFT_S" leap sft --config configs/qwen15b_h200.yaml --data "$sft" "model.path=$M" sft.epochs=2 \
+    stage sft "$SFT_S" leap sft --config configs/qwen15b_h200.yaml --data "$sft" "model.path=$M" "sft.epochs=${SFT_EPOCHS:-1}" \
       sft.max_length=3072 optim.lr=1e-4 optim.micro_batch_size=8 optim.grad_accumulation=2 optim.warmup_steps=3 \
       "logging.dir=$W/out/sft" "checkpoint.dir=$W/ck/sft" checkpoint.every=20 logging.progress=false
   else
