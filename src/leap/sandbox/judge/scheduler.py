@@ -25,6 +25,7 @@ from leap.sandbox.judge import crashes as C
 from leap.sandbox.judge import cuda_check, memory_plan, ref_timing, verdicts
 from leap.sandbox.judge import judge_shim as J
 from leap.sandbox.judge import verifier as V
+from leap.sandbox.judge.op_count import task_library_calls
 from leap.sandbox.judge.task_module import HostRoomError
 from leap.sandbox.judge.verdict import Verdict
 from leap.sandbox.pool.gpu_locks import GpuLocks
@@ -243,6 +244,7 @@ class Scheduler:
                   arch_list=_arch_list() if be == "cuda_inline" else "", isolation=cfg.isolation,
                   limits=_limits(cfg, dev), rules=getattr(cfg, "rules", "leap"),
                   compute_guard=dev == "cpu", allowed_ops=tuple(task.allowed_ops),
+                  library_calls=task_library_calls(task) if dev == "cpu" and task.allowed_ops else None,
                   guard_nonce=secrets.randbelow(1 << 22) + 1)
         timeout = timeout or _timeout(cfg, dev)
         ex = self._executor_for(dev)
@@ -519,3 +521,4 @@ def _physical(gpu: int | None) -> str | None:
         return None
     visible = [v.strip() for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
     return visible[gpu] if gpu < len(visible) else str(gpu)
+

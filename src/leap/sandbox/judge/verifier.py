@@ -237,10 +237,19 @@ def needs_gpu_error(kind: str, msg: str, origin: str | None = None) -> bool:
     itself (a ``raise``, a ``tl.static_assert``) says nothing."""
     if origin == CANDIDATE_CUDA_CHECK:  # its own check that the inputs are on CUDA failed (KernelBench's style)
         return True
+    if _interpreter_lacks(kind, msg, origin):
+        return True
     if origin is not None and not any(o in origin.replace("\\", "/") for o in NEEDS_GPU_ORIGINS):
         return False
     low = msg.lower()
     return any(m in low for m in NEEDS_GPU_MARKERS) or (kind == "AssertionError" and "cuda" in low)
+
+
+def _interpreter_lacks(kind: str, msg: str, origin: str | None) -> bool:
+    """A Triton language feature the CPU interpreter has no builder method for (``tl.map_elementwise``: "'Interpreter
+    Builder' object has no attribute 'new_block'", red-team round 25): raised by Triton's own language code."""
+    return (kind in ("AttributeError", "InterpreterError") and "'interpreterbuilder' object has no attribute" in msg.lower()
+            and (origin or "").replace("\\", "/").endswith("/triton/language/core.py"))
 
 
 def _first_line(msg: str) -> str:

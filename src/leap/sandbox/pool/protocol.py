@@ -113,6 +113,7 @@ class Job:
     rules: str = "leap"
     compute_guard: bool = False
     allowed_ops: tuple[str, ...] = ()
+    library_calls: int | None = None  # the reference's allowed library calls per forward (`judge/op_count`)
     guard_nonce: int = 1
     record: Any = None  # ipc_probe: the frozen IPC record of the probe tensor
     transport: str = "files"

@@ -208,7 +208,7 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     held = _hold_inputs(job)  # read and unlinked before the candidate runs: nothing of them left on disk
     guard = None
     if settings["guard"]:  # the run-time compute backstop, pushed before any candidate code runs
-        guard = _guard.install(settings["allowed_ops"], settings["nonce"])
+        guard = _guard.install(settings["allowed_ops"], settings["nonce"], settings["library_calls"])
         if D is not None:
             D.accept_harness_wrappers()
     try:
@@ -375,6 +375,7 @@ def _settings(job: Job) -> dict:
             "trials": job.trials, "rules": str(job.rules or "leap"),
             "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
             "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
+            "library_calls": None if job.library_calls is None else int(job.library_calls),
             "need_launch": job.backend == "triton",
             "init_seed": int(job.init_seed), "init_code": tuple(job.init_code),
             "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}

@@ -79,6 +79,12 @@ SHAPE_ONLY = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "r
 # the task-allowed ops (`FAMILIES`): on integer tensors a GEMM wraps around, a nonlinearity (a red-team
 # pass built relu from a bf16->int16 view, int32 mm and int16 addmm/bmm): allowed on floating point only
 FAMILY_OPS = frozenset().union(*FAMILIES.values()) - ALLOWED
+# the library calls an allowed family is for (its GEMMs and convolutions, not its bias ``add``): a forward may make
+# no more of them than the reference's (`judge/op_count`); an extra one computed a pooling as a constant-weight
+# depthwise convolution, a mean as a matmul with a 1/N column, a residual add as ``addmm(x, s, I)`` (round 25)
+LIBRARY_CALLS = FAMILY_OPS - {"add"}
+# GEMMs that also add their first operand (``beta * input``): allowed as a layer's bias, not as an activation
+ADDS_INPUT = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
 
 
 def converts(args, kwargs) -> bool:
@@ -130,6 +136,8 @@ def misuse(name: str, args, kwargs, bias_adds_only: bool = False) -> str | None:
     ``bias_adds_only``), as the backstop records it; None when it only moves data."""
     if name == "add" and bias_adds_only and not _adds_a_bias(args):
         return "add (of two activations, not a layer's bias)"
+    if name in ADDS_INPUT and bias_adds_only and (kwargs or {}).get("beta", 1) != 0 and not _adds_a_bias(args[:1]):
+        return f"{name} (adding a full-size tensor, not a layer's bias)"
     if name not in SHAPE_ONLY and converts(args, kwargs) and not widens(name, args, kwargs):
         return f"{name} (a dtype conversion)"
     if name == "view" and reinterprets(args):
@@ -187,11 +195,13 @@ class Guard:
         return self._problems(rules, need_launch, runs)
 
 
-def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
+def install(allowed_ops: Iterable[str], nonce: int, library_calls: int | None = None) -> Guard:
     """Push the recording mode (it stays on the dispatch stack until the child exits) and return its
-    `Guard`. Everything it needs is bound here, in closure cells, before any candidate code runs."""
+    `Guard`. Everything it needs is bound here, in closure cells, before any candidate code runs.
+    ``library_calls``: the reference's `LIBRARY_CALLS` per forward (None: unknown, not limited)."""
     allowed = allowed_names(allowed_ops)
     bias_only = bias_adds_only(allowed_ops)
+    calls = [0, 0]  # allowed library calls in this run, most in a run
     seen: dict[str, int] = {}
     made: set[int] = set()  # storages that ops returned while armed (outputs must be among them)
     unseen: list[str] = []
@@ -214,6 +224,8 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
                 state[6] += 1
             if key is not None:
                 seen[key] = seen.get(key, 0) + 1
+            elif name in LIBRARY_CALLS:
+                calls[0] += 1
         elif func is mul and len(args) == 2 and isinstance_(args[1], torch.Tensor) and args[1].numel() == 1 \
                 and float(args[1].item()) == float(nonce):
             state[2] += 1
@@ -238,11 +250,12 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
     host_reads.note_module_functions(SWITCHES, state, switched)  # noted while armed, then done
     spawned: dict[str, int] = {}  # from here on, armed or not: a thread started at import computes in forward
     host_reads.note_module_functions(SPAWNS, [True, 0, 0, 0, 0, 0], spawned)
-    cells = (id(seen), id(state), id(allowed), id(made))
+    cells = (id(seen), id(state), id(allowed), id(made), id(calls))
 
     def arm() -> None:
         made.clear()
         state[6] = 0
+        calls[0] = 0
         state[0] = True
         setprofile(profile)
         state[3] += 1
@@ -261,6 +274,7 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
             switched["sys.setprofile"] = 1
         setprofile(None)
         state[7] = max(state[7], state[6])
+        calls[1] = max(calls[1], calls[0])
 
     def problems(rules: str, need_launch: bool, runs: int | None) -> list[str]:
         state[0] = False
@@ -291,6 +305,10 @@ def install(allowed_ops: Iterable[str], nonce: int) -> Guard:
                        "work there is out of the run-time backstop's sight")
         if need_launch and state[1] == 0:
             out.append("no Triton kernel ran during forward")
+        most = max(calls)
+        if library_calls is not None and rules != "kernelbench" and most > library_calls:
+            out.append(f"the solution made {most} calls of the task's allowed library ops ({', '.join(allowed_ops)}) "
+                       f"in one forward, the reference {library_calls}: the extra ones compute what a kernel should")
         if seen and (rules != "kernelbench" or state[1] == 0):
             ops = ", ".join(f"{k} x{v}" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
             out.append(f"PyTorch compute ran in forward outside the task's allowed ops: {ops}")

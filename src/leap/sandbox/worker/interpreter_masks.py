@@ -6,6 +6,12 @@ interpreter (3.9) types the scalar comparison's data as int32, and its native ``
 the mask ("mask has unsupported dtype"): a correct kernel got the candidate's ``runtime_error`` (a red-team
 pass, 2026-12-05). `install` hands the native calls a boolean mask (non-zero is true, as the GPU's i1 is).
 Installed by the harness before candidate code runs, in interpreter mode only.
+
+Bounds: under the interpreter a pointer is a host address, so a kernel could read and write any of the child's
+memory — Python objects found through ``hash()`` of an instance (its address) included, which a host-side
+comprehension then computes on (red-team round 25). Every load, store and atomic of a launch must fall, on its
+unmasked lanes, inside the storage of one of the launch's tensor arguments; anything else raises `OutOfBounds`
+(on a GPU such an access is an illegal address).
 """
 
 from __future__ import annotations
@@ -13,6 +19,51 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
+
+_RANGES: list = [None]  # the running launch's (starts, ends) of its tensor arguments' storages, sorted
+
+
+class OutOfBounds(RuntimeError):
+    """A kernel's memory access outside every tensor argument of its launch."""
+
+
+def storage_ranges(args) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) in bytes of the storages of the tensors in ``args`` (tuples and descriptors walked)."""
+    spans = set()
+
+    def walk(a):
+        if isinstance(a, tuple | list):
+            for b in a:
+                walk(b)
+        elif hasattr(a, "untyped_storage"):
+            st = a.untyped_storage()
+            spans.add((st.data_ptr(), st.data_ptr() + st.nbytes()))
+        elif hasattr(a, "base") and hasattr(a.base, "untyped_storage"):  # a TensorDescriptor
+            walk(a.base)
+
+    walk(args)
+    ordered = sorted(spans)
+    return (np.array([s for s, _ in ordered], dtype=np.uint64), np.array([e for _, e in ordered], dtype=np.uint64))
+
+
+def check_bounds(ptrs, mask, itemsize: int, ranges=None) -> None:
+    """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
+    (default: the running launch's); no check outside a launch."""
+    ranges = _RANGES[0] if ranges is None else ranges
+    if ranges is None:
+        return
+    addr = np.asarray(ptrs, dtype=np.uint64).ravel()
+    if mask is not None:
+        addr = addr[np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()]
+    if addr.size == 0:
+        return
+    starts, ends = ranges
+    at = np.searchsorted(starts, addr, side="right").astype(np.int64) - 1
+    ok = (at >= 0) & (addr + np.uint64(itemsize) <= ends[np.maximum(at, 0)]) if starts.size else np.zeros(addr.shape, bool)
+    if not ok.all():
+        bad = int(addr[~ok][0])
+        raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
+                          "an illegal memory access); mask the out-of-range lanes")
 
 
 @patch_once
@@ -30,15 +81,45 @@ def install() -> None:
         return mask
 
     load, store, rmw = builder.create_masked_load, builder.create_masked_store, builder.create_atomic_rmw
+    cas, executor = builder.create_atomic_cas, interp.GridExecutor
+    init_args, call = executor._init_args_hst, executor.__call__
+
+    def size(ptrs) -> int:
+        try:
+            return np.dtype(interp._get_np_dtype(ptrs.get_element_ty())).itemsize
+        except Exception:  # noqa: BLE001 - an odd element type: check the first byte
+            return 1
+
+    def checked(ptrs, mask):
+        mask = boolean(mask)
+        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs))
+        return mask
 
     def create_masked_load(self, ptrs, mask, *args, **kwargs):
-        return load(self, ptrs, boolean(mask), *args, **kwargs)
+        return load(self, ptrs, checked(ptrs, mask), *args, **kwargs)
 
     def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
-        return store(self, ptrs, value, boolean(mask), *args, **kwargs)
+        return store(self, ptrs, value, checked(ptrs, mask), *args, **kwargs)
 
     def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
-        return rmw(self, op, ptr, val, boolean(mask), *args, **kwargs)
+        return rmw(self, op, ptr, val, checked(ptr, mask), *args, **kwargs)
+
+    def create_atomic_cas(self, ptr, *args, **kwargs):
+        check_bounds(ptr.data, None, size(ptr))
+        return cas(self, ptr, *args, **kwargs)
+
+    def _init_args_hst(self, args_dev, kwargs):
+        args_hst, kwargs_hst = init_args(self, args_dev, kwargs)
+        _RANGES[0] = storage_ranges([list(args_hst), list(kwargs_hst.values())])
+        return args_hst, kwargs_hst
+
+    def __call__(self, *args, **kwargs):
+        outer = _RANGES[0]
+        try:
+            return call(self, *args, **kwargs)
+        finally:
+            _RANGES[0] = outer
 
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
-    builder.create_atomic_rmw = create_atomic_rmw
+    builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
+    executor._init_args_hst, executor.__call__ = _init_args_hst, __call__

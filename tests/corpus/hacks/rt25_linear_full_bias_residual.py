@@ -1,0 +1,34 @@
+"""HACK (red-team 25)."""
+"""PARTIAL HACK (variant of a14): the residual add as F.linear(s, I, bias=x) -- a `linear` whose bias
+operand is the full-size activation x, not a (C,) bias."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+TASK = "gemm_swish_residual_fp32"
+DEVICE = "cpu"
+EXPECT = "rejected"
+
+
+@triton.jit
+def swish_kernel(y_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(o_ptr + offs, y * tl.sigmoid(y), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.fc = nn.Linear(in_features, out_features)
+        self.register_buffer("eye", torch.eye(out_features))
+
+    def forward(self, x):
+        y = self.fc(x).contiguous()
+        s = torch.empty_like(y)
+        n = y.numel()
+        swish_kernel[(triton.cdiv(n, 1024),)](y, s, n, BLOCK=1024)
+        return F.linear(s, self.eye, x)

@@ -1,0 +1,82 @@
+"""Red-team round 25: interpreter memory bounds, the allowed library calls' count, addmm's added input."""
+
+import types
+
+import numpy as np
+import pytest
+import torch
+
+from leap.sandbox.judge.op_count import library_calls
+from leap.sandbox.worker.compute_guard import misuse
+from leap.sandbox.worker.interpreter_masks import OutOfBounds, check_bounds, storage_ranges
+
+
+def test_accesses_must_fall_inside_a_tensor_argument():
+    x, y = torch.zeros(8), torch.zeros(4, dtype=torch.float64)
+    ranges = storage_ranges([[x, (y, 3)], []])
+    base = x.data_ptr()
+    check_bounds(np.array([base, base + 28], dtype=np.uint64), None, 4, ranges)  # first and last float
+    check_bounds(np.array([y.data_ptr() + 24], dtype=np.uint64), None, 8, ranges)
+    with pytest.raises(OutOfBounds, match="outside every tensor argument"):
+        check_bounds(np.array([base + 29], dtype=np.uint64), None, 4, ranges)  # straddles the end
+    with pytest.raises(OutOfBounds):
+        check_bounds(np.array([id(object())], dtype=np.uint64), None, 4, ranges)  # a Python object
+    # masked-off lanes may point anywhere (the usual tail of a block)
+    check_bounds(np.array([base, 16], dtype=np.uint64), np.array([True, False]), 4, ranges)
+    with pytest.raises(OutOfBounds):
+        check_bounds(np.array([base], dtype=np.uint64), None, 4, storage_ranges([]))
+    check_bounds(np.array([16], dtype=np.uint64), None, 4, None)  # outside a launch: no ranges, no check
+
+
+def _module(src: str) -> types.ModuleType:
+    m = types.ModuleType("task")
+    exec(compile("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n" + src, "task.py", "exec"),
+         m.__dict__)
+    return m
+
+
+def test_reference_library_calls_are_counted_on_meta():
+    conv = _module("""
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+    def forward(self, x):
+        return F.avg_pool2d(F.gelu(self.conv(x)), 2)
+def get_inputs():
+    return [torch.randn(2, 3, 16, 16)]
+def get_init_inputs():
+    return []
+""")
+    assert library_calls(conv, [], small=False) == 1
+    mlp = _module("""
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(16, 32), nn.Linear(32, 4)
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x))) @ torch.ones(4, 4)
+def get_inputs():
+    return [torch.randn(8, 16)]
+def get_init_inputs():
+    return []
+""")
+    assert library_calls(mlp, [], small=False) == 3
+    reads = _module("""
+class Model(nn.Module):
+    def forward(self, x):
+        return x * float(x.sum())
+def get_inputs():
+    return [torch.randn(8)]
+def get_init_inputs():
+    return []
+""")
+    assert library_calls(reads, [], small=False) is None  # values read on meta: unknown, no limit
+
+
+def test_addmm_may_add_a_bias_not_an_activation():
+    s, w = torch.randn(4, 8), torch.randn(8, 8)
+    assert misuse("addmm", (torch.randn(8), s, w), {}, bias_adds_only=True) is None
+    assert "full-size" in misuse("addmm", (torch.randn(4, 8), s, w), {}, bias_adds_only=True)
+    assert misuse("addmm", (torch.randn(4, 8), s, w), {"beta": 0}, bias_adds_only=True) is None
+    assert misuse("addmm", (torch.randn(4, 8), s, w), {}, bias_adds_only=False) is None  # "add" allowed by name
