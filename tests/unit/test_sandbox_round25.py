@@ -1,4 +1,4 @@
-"""Red-team round 25: interpreter memory bounds, the allowed library calls' count, addmm's added input."""
+"""Red-team rounds 25-26: interpreter memory bounds, the allowed library calls, addmm's added input and alpha."""
 
 import types
 
@@ -48,7 +48,7 @@ def get_inputs():
 def get_init_inputs():
     return []
 """)
-    assert library_calls(conv, [], small=False) == 1
+    assert library_calls(conv, [], small=False) == (("conv", 2, 3, 16, 16, -1, 8, 3, 3, 3),)
     mlp = _module("""
 class Model(nn.Module):
     def __init__(self):
@@ -61,7 +61,7 @@ def get_inputs():
 def get_init_inputs():
     return []
 """)
-    assert library_calls(mlp, [], small=False) == 3
+    assert library_calls(mlp, [], small=False) == (("gemm", 8, 16, 32), ("gemm", 8, 32, 4), ("gemm", 8, 4, 4))
     reads = _module("""
 class Model(nn.Module):
     def forward(self, x):
@@ -80,3 +80,22 @@ def test_addmm_may_add_a_bias_not_an_activation():
     assert "full-size" in misuse("addmm", (torch.randn(4, 8), s, w), {}, bias_adds_only=True)
     assert misuse("addmm", (torch.randn(4, 8), s, w), {"beta": 0}, bias_adds_only=True) is None
     assert misuse("addmm", (torch.randn(4, 8), s, w), {}, bias_adds_only=False) is None  # "add" allowed by name
+    assert "alpha" in misuse("baddbmm", (torch.randn(1), s[None], w[None]), {"alpha": 0.125})  # a scale, computed
+
+
+def test_a_launch_rereads_ranges_after_an_argument_moves():
+    """A grid function that ``resize_``-s an argument frees its old memory: the old span must not stay allowed."""
+    from leap.sandbox.worker.interpreter_masks import _Launch, _RANGES
+
+    pad = torch.zeros(1 << 16)
+    old = pad.data_ptr()
+    _RANGES[0] = _Launch([[pad]])
+    try:
+        check_bounds(np.array([old + 64], dtype=np.uint64), None, 4)
+        pad.resize_(1 << 20)  # a new, larger storage elsewhere
+        assert pad.data_ptr() != old
+        with pytest.raises(OutOfBounds):
+            check_bounds(np.array([old + 64], dtype=np.uint64), None, 4)
+        check_bounds(np.array([pad.data_ptr() + 64], dtype=np.uint64), None, 4)
+    finally:
+        _RANGES[0] = None

@@ -113,7 +113,8 @@ class Job:
     rules: str = "leap"
     compute_guard: bool = False
     allowed_ops: tuple[str, ...] = ()
-    library_calls: int | None = None  # the reference's allowed library calls per forward (`judge/op_count`)
+    # the reference's allowed library calls in one forward, as `compute_guard.library_signature`s (`judge/op_count`)
+    library_calls: tuple[tuple, ...] | None = None
     guard_nonce: int = 1
     record: Any = None  # ipc_probe: the frozen IPC record of the probe tensor
     transport: str = "files"
@@ -169,9 +170,12 @@ class Job:
             if name in kw:
                 kw[name] = tuple(str(x) for x in kw[name] or ())
         try:
+            if kw.get("library_calls") is not None:
+                kw["library_calls"] = tuple(tuple(x if isinstance(x, str) else int(x) for x in sig)
+                                            for sig in kw["library_calls"])
             kw["init_code"] = tuple((int(line), str(name)) for line, name in kw.get("init_code") or ())
         except (TypeError, ValueError) as exc:
-            raise ProtocolError(f"malformed job: init_code: {exc}") from None
+            raise ProtocolError(f"malformed job: init_code or library_calls: {exc}") from None
         if "record" in kw:
             kw["record"] = freeze(kw["record"])
         for name in ("backend", "gpu_visible", "ext_cache", "arch_list", "rules", "init_file", "transport"):

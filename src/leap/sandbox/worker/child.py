@@ -375,7 +375,7 @@ def _settings(job: Job) -> dict:
             "trials": job.trials, "rules": str(job.rules or "leap"),
             "guard": job.type == "check" and job.device == "cpu" and bool(job.compute_guard),
             "allowed_ops": tuple(job.allowed_ops), "nonce": int(job.guard_nonce or 1),
-            "library_calls": None if job.library_calls is None else int(job.library_calls),
+            "library_calls": None if job.library_calls is None else tuple(tuple(c) for c in job.library_calls),
             "need_launch": job.backend == "triton",
             "init_seed": int(job.init_seed), "init_code": tuple(job.init_code),
             "timing": {**vars(job.timing), "allowed_ops": tuple(job.allowed_ops)} if job.timing else None}

@@ -20,38 +20,63 @@ import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
 
-_RANGES: list = [None]  # the running launch's (starts, ends) of its tensor arguments' storages, sorted
+_RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
 
 class OutOfBounds(RuntimeError):
     """A kernel's memory access outside every tensor argument of its launch."""
 
 
-def storage_ranges(args) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) in bytes of the storages of the tensors in ``args`` (tuples and descriptors walked)."""
-    spans = set()
+def _tensors(args) -> list:
+    """The tensors in ``args`` (tuples, lists and tensor descriptors walked)."""
+    out = []
 
     def walk(a):
         if isinstance(a, tuple | list):
             for b in a:
                 walk(b)
         elif hasattr(a, "untyped_storage"):
-            st = a.untyped_storage()
-            spans.add((st.data_ptr(), st.data_ptr() + st.nbytes()))
+            out.append(a)
         elif hasattr(a, "base") and hasattr(a.base, "untyped_storage"):  # a TensorDescriptor
             walk(a.base)
 
     walk(args)
-    ordered = sorted(spans)
-    return (np.array([s for s, _ in ordered], dtype=np.uint64), np.array([e for _, e in ordered], dtype=np.uint64))
+    return out
+
+
+def _spans(tensors) -> tuple:
+    return tuple(sorted({(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes()) for t in tensors}))
+
+
+def storage_ranges(args) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) in bytes of the storages of the tensors in ``args``, as they are now."""
+    spans = _spans(_tensors(args))
+    return (np.array([s for s, _ in spans], dtype=np.uint64), np.array([s + n for s, n in spans], dtype=np.uint64))
+
+
+class _Launch:
+    """A launch's tensor arguments; their ranges are re-read when a storage moved or shrank since (a grid
+    function or pre-run hook that ``resize_``-s an argument frees its old memory: red-team round 26)."""
+
+    def __init__(self, args):
+        self.tensors = _tensors(args)
+        self.key: tuple | None = None
+        self.cached = None
+
+    def ranges(self):
+        key = _spans(self.tensors)
+        if key != self.key:
+            self.key, self.cached = key, storage_ranges(self.tensors)
+        return self.cached
 
 
 def check_bounds(ptrs, mask, itemsize: int, ranges=None) -> None:
     """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
     (default: the running launch's); no check outside a launch."""
-    ranges = _RANGES[0] if ranges is None else ranges
     if ranges is None:
-        return
+        if _RANGES[0] is None:
+            return
+        ranges = _RANGES[0].ranges()
     addr = np.asarray(ptrs, dtype=np.uint64).ravel()
     if mask is not None:
         addr = addr[np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()]
@@ -110,7 +135,7 @@ def install() -> None:
 
     def _init_args_hst(self, args_dev, kwargs):
         args_hst, kwargs_hst = init_args(self, args_dev, kwargs)
-        _RANGES[0] = storage_ranges([list(args_hst), list(kwargs_hst.values())])
+        _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())])
         return args_hst, kwargs_hst
 
     def __call__(self, *args, **kwargs):
