@@ -99,3 +99,21 @@ def test_a_launch_rereads_ranges_after_an_argument_moves():
         check_bounds(np.array([pad.data_ptr() + 64], dtype=np.uint64), None, 4)
     finally:
         _RANGES[0] = None
+
+
+def test_library_calls_beyond_the_reference_allow_fused_gemms_only():
+    from collections import Counter
+
+    from leap.sandbox.worker.compute_guard import beyond
+
+    lstm = Counter({("gemm", 4, 32, 128): 1, ("gemm", 4, 64, 128): 1})  # x @ Wx, h @ Wh
+    assert beyond(Counter({("gemm", 4, 96, 128): 1}), lstm) == []  # cat([x, h]) @ [Wx; Wh]
+    assert beyond(Counter(lstm), lstm) == []
+    qkv = Counter({("gemm", 8, 64, 64): 3})
+    assert beyond(Counter({("gemm", 8, 64, 192): 1}), qkv) == []  # x @ [Wq | Wk | Wv]
+    assert beyond(Counter({("gemm", 8, 64, 128): 1}), qkv) == [("gemm", 8, 64, 128)]  # two of three: not a fusion
+    linear = Counter({("gemm", 4, 1024, 512): 1})
+    assert beyond(Counter({("gemm", 4, 1024, 512): 1, ("gemm", 4, 512, 1): 1}), linear) == [("gemm", 4, 512, 1)]
+    assert beyond(Counter({("gemm", 4, 1024, 512): 2}), linear) == [("gemm", 4, 1024, 512)]
+    conv = Counter({("conv", 2, 3, 16, 16, -1, 8, 3, 3, 3): 1})
+    assert beyond(Counter({("conv", 2, 8, 14, 14, -1, 8, 1, 2, 2): 1}), conv) != []
