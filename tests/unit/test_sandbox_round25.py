@@ -117,3 +117,26 @@ def test_library_calls_beyond_the_reference_allow_fused_gemms_only():
     assert beyond(Counter({("gemm", 4, 1024, 512): 2}), linear) == [("gemm", 4, 1024, 512)]
     conv = Counter({("conv", 2, 3, 16, 16, -1, 8, 3, 3, 3): 1})
     assert beyond(Counter({("conv", 2, 8, 14, 14, -1, 8, 1, 2, 2): 1}), conv) != []
+
+
+def test_programs_of_one_launch_meeting_in_memory_is_a_race():
+    from leap.sandbox.worker.interpreter_races import Race, Writers
+
+    starts, ends = np.array([1000], dtype=np.uint64), np.array([1064], dtype=np.uint64)
+    span = np.zeros(2, dtype=np.int64)
+    at = np.array([1000, 1004], dtype=np.uint64)
+    w = Writers()
+    w.note(at, span, starts, ends, "load", 0)  # nothing written yet: no shadow
+    w.note(at, span, starts, ends, "store", 0)
+    w.note(at, span, starts, ends, "load", 0)  # its own writes
+    with pytest.raises(Race, match="program 1 of a launch reads memory that program 0"):
+        w.note(at, span, starts, ends, "load", 1)
+    with pytest.raises(Race, match="writes over"):
+        w.note(at[:1], span[:1], starts, ends, "store", 2)
+    other = np.array([1008, 1012], dtype=np.uint64)
+    w.note(other, span, starts, ends, "atomic", 1)
+    w.note(other, span, starts, ends, "atomic", 2)  # atomics meet atomics
+    with pytest.raises(Race, match="an atomic of another program"):
+        w.note(other, span, starts, ends, "load", 3)
+    with pytest.raises(Race):
+        w.note(at, span, starts, ends, "atomic", 4)  # over program 0's plain store

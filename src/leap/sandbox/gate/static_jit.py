@@ -181,7 +181,9 @@ def jit_problems(ix: ModuleIndex, sigs: dict[str, KernelSig]) -> list[tuple[int,
                 if node.attr.startswith("_") and not node.attr.startswith("__"):
                     bad(node, f"private attribute .{node.attr}")
                 elif _root(node) in pointers and node.attr not in T.JIT_PARAM_ATTRS \
-                        and not (_through_dtype(node) and node.attr in T.JIT_VALUE_ATTRS):
+                        and not (_through_dtype(node) and node.attr in T.JIT_VALUE_ATTRS) \
+                        and not (isinstance(node.value, ast.Call) and node.attr in T.JIT_VALUE_ATTRS):
+                    # (``desc.load([...]).reshape(...)``: an attribute of what a call returned, a value)
                     bad(node, f"attribute .{node.attr} of argument {_root(node)} (not tl.constexpr)")
                 elif not _triton_name(ix, node) and node.attr not in T.JIT_VALUE_ATTRS:
                     bad(node, f"attribute .{node.attr} (a value in a kernel offers only Triton's tensor and "

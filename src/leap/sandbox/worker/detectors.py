@@ -360,12 +360,22 @@ def _watched(model, inputs, watch: InitWatch):
 
 
 def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, watch: InitWatch | None = None):
-    """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``."""
+    """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``.
+
+    A trace function the solution installed (at import, in ``__init__`` or in an earlier forward) is removed
+    and reported: it would run inside the harness after the run-time backstop is off (red-team round 27 computed
+    the answer there)."""
     threads = python_threads()
+    hooked = _gettrace() is not None
+    if hooked:
+        _settrace(None)
     if watch is not None:
         out, traced = _watched(model, inputs, watch)
     else:
         out, traced = model(*inputs), []
+    if hooked or _gettrace() is not None:
+        _settrace(None)
+        traced = [*traced, "the solution installed a trace function (sys.settrace), which would run inside the judge"]
     out, odd = plain_output(out, inputs)
     if odd:
         return None, traced + odd + leftovers(threads, "forward")

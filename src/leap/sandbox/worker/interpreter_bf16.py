@@ -115,9 +115,14 @@ def _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle) -> None:
 
     orig_dot, orig_cast, orig_fp_to_fp = builder.create_dot, builder.cast_impl, builder.create_fp_to_fp
     np_dtype = interp._get_np_dtype
+    tf32 = interp._ir.INPUT_PRECISION.TF32
 
     def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
         if not (is_bf16(a) or is_bf16(b) or is_bf16(d)):
+            if input_precision == tf32 and a.dtype.scalar == tl.float32 and b.dtype.scalar == tl.float32:
+                # a GPU multiplies fp32 blocks at tf32 by default (10 mantissa bits); the interpreter did it in
+                # full fp32, so a default-precision fp32 `tl.dot` passed here and missed the tolerance there
+                a, b = (handle(interp._round_f32_to_tf32(t.data), t.dtype.scalar) for t in (a, b))
             return orig_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
         acc = np.matmul(widen(a), widen(b), dtype=np.float32) + widen(d)
         return handle(to_bf16(acc), bf16) if is_bf16(d) else handle(acc.astype(d.data.dtype), d.dtype.scalar)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
+from leap.sandbox.worker.interpreter_races import Writers
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
@@ -58,25 +59,30 @@ class _Launch:
     """A launch's tensor arguments; their ranges are re-read when a storage moved or shrank since (a grid
     function or pre-run hook that ``resize_``-s an argument frees its old memory: red-team round 26)."""
 
-    def __init__(self, args):
+    def __init__(self, args, program=None):
         self.tensors = _tensors(args)
         self.key: tuple | None = None
         self.cached = None
+        self.program = program  # () -> the running program's index in the grid
+        self.writers = Writers()
 
     def ranges(self):
         key = _spans(self.tensors)
         if key != self.key:
-            self.key, self.cached = key, storage_ranges(self.tensors)
+            self.key, self.cached, self.writers = key, storage_ranges(self.tensors), Writers()
         return self.cached
 
 
-def check_bounds(ptrs, mask, itemsize: int, ranges=None) -> None:
+def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "") -> None:
     """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
-    (default: the running launch's); no check outside a launch."""
+    (default: the running launch's); no check outside a launch. With ``kind`` ("load", "store", "atomic") the
+    access is also noted for the launch's race check (`interpreter_races`)."""
+    launch = None
     if ranges is None:
-        if _RANGES[0] is None:
+        launch = _RANGES[0]
+        if launch is None:
             return
-        ranges = _RANGES[0].ranges()
+        ranges = launch.ranges()
     addr = np.asarray(ptrs, dtype=np.uint64).ravel()
     if mask is not None:
         addr = addr[np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()]
@@ -89,6 +95,8 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None) -> None:
         bad = int(addr[~ok][0])
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
+    if kind and launch is not None and launch.program is not None:
+        launch.writers.note(addr, at, starts, ends, kind, launch.program())
 
 
 @patch_once
@@ -115,27 +123,32 @@ def install() -> None:
         except Exception:  # noqa: BLE001 - an odd element type: check the first byte
             return 1
 
-    def checked(ptrs, mask):
+    def checked(ptrs, mask, kind):
         mask = boolean(mask)
-        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs))
+        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind)
         return mask
 
     def create_masked_load(self, ptrs, mask, *args, **kwargs):
-        return load(self, ptrs, checked(ptrs, mask), *args, **kwargs)
+        return load(self, ptrs, checked(ptrs, mask, "load"), *args, **kwargs)
 
     def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
-        return store(self, ptrs, value, checked(ptrs, mask), *args, **kwargs)
+        return store(self, ptrs, value, checked(ptrs, mask, "store"), *args, **kwargs)
 
     def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
-        return rmw(self, op, ptr, val, checked(ptr, mask), *args, **kwargs)
+        return rmw(self, op, ptr, val, checked(ptr, mask, "atomic"), *args, **kwargs)
 
     def create_atomic_cas(self, ptr, *args, **kwargs):
-        check_bounds(ptr.data, None, size(ptr))
+        check_bounds(ptr.data, None, size(ptr), kind="atomic")
         return cas(self, ptr, *args, **kwargs)
+
+    def program() -> int:
+        b = interp.interpreter_builder
+        (x, y, z), (gx, gy, _) = b.grid_idx, b.grid_dim
+        return int(x + gx * (y + gy * z))
 
     def _init_args_hst(self, args_dev, kwargs):
         args_hst, kwargs_hst = init_args(self, args_dev, kwargs)
-        _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())])
+        _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())], program)
         return args_hst, kwargs_hst
 
     def __call__(self, *args, **kwargs):

@@ -1,0 +1,54 @@
+"""Races between the programs of one launch, for Triton's CPU interpreter (CPU checks only).
+
+The interpreter runs a launch's programs one after another, each to its end, so a kernel whose programs talk
+through global memory without atomics gets the answer a GPU would not give: its programs run concurrently
+there. Red-team round 27: blocks adding into ``out[row]`` with a plain load and store (updates lost on a GPU),
+a scan block reading the previous block's last output with nothing to wait on, every block sharing one scratch
+row. A launch keeps, per byte of its tensor arguments, which program last wrote it (`ATOMIC` after an atomic);
+a program that reads what another program of the launch wrote, or writes over it, gets `Race`. Atomics may
+meet atomics. Threads within a program are not modelled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+UNWRITTEN, ATOMIC = -1, -2
+
+
+class Race(RuntimeError):
+    """Two programs of one launch meeting in global memory without atomics."""
+
+
+class Writers:
+    """Which program of the running launch last wrote each byte of each written storage (keyed by its start)."""
+
+    def __init__(self):
+        self.shadow: dict[int, np.ndarray] = {}
+
+    def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
+             program: int) -> None:
+        """Record ``kind`` ("load", "store" or "atomic") by ``program`` at ``addr`` (in the spans ``span`` index);
+        raise `Race` where another program wrote first."""
+        for i in np.unique(span):
+            start = int(starts[i])
+            shadow = self.shadow.get(start)
+            if shadow is None:
+                if kind == "load":
+                    continue
+                shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
+            off = (addr[span == i] - np.uint64(start)).astype(np.int64)
+            prev = shadow[off]
+            if kind == "atomic":
+                bad = (prev >= 0) & (prev != program)
+            else:
+                bad = (prev != UNWRITTEN) & (prev != program)
+            if bad.any():
+                other = int(prev[bad][0])
+                who = "an atomic of another program" if other == ATOMIC else f"program {other}"
+                what = "reads" if kind == "load" else "writes over"
+                raise Race(f"program {program} of a launch {what} memory that {who} of the same launch wrote, without "
+                           "atomics: on a GPU the programs run at the same time, so the result depends on their "
+                           "timing (a race)")
+            if kind != "load":
+                shadow[off] = ATOMIC if kind == "atomic" else program
