@@ -140,3 +140,15 @@ def test_programs_of_one_launch_meeting_in_memory_is_a_race():
         w.note(other, span, starts, ends, "load", 3)
     with pytest.raises(Race):
         w.note(at, span, starts, ends, "atomic", 4)  # over program 0's plain store
+
+
+def test_programs_storing_the_value_already_there_are_no_race():
+    from leap.sandbox.worker.interpreter_races import Race, Writers
+
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    at, span = np.array([0, 4], dtype=np.uint64), np.zeros(2, dtype=np.int64)
+    w = Writers()
+    w.note(at, span, starts, ends, "store", 0)
+    w.note(at, span, starts, ends, "store", 1, lambda: np.array([True, True]))
+    with pytest.raises(Race):
+        w.note(at, span, starts, ends, "store", 2, lambda: np.array([True, False]))

@@ -73,7 +73,7 @@ class _Launch:
         return self.cached
 
 
-def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "") -> None:
+def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchanged=None) -> None:
     """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
     (default: the running launch's); no check outside a launch. With ``kind`` ("load", "store", "atomic") the
     access is also noted for the launch's race check (`interpreter_races`)."""
@@ -96,7 +96,7 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "") -> None
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        launch.writers.note(addr, at, starts, ends, kind, launch.program())
+        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged)
 
 
 @patch_once
@@ -123,16 +123,22 @@ def install() -> None:
         except Exception:  # noqa: BLE001 - an odd element type: check the first byte
             return 1
 
-    def checked(ptrs, mask, kind):
+    def checked(ptrs, mask, kind, unchanged=None):
         mask = boolean(mask)
-        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind)
+        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind, unchanged=unchanged)
         return mask
 
     def create_masked_load(self, ptrs, mask, *args, **kwargs):
         return load(self, ptrs, checked(ptrs, mask, "load"), *args, **kwargs)
 
     def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
-        return store(self, ptrs, value, checked(ptrs, mask, "store"), *args, **kwargs)
+        def unchanged():  # per stored lane, in the order `check_bounds` keeps them: the value already there
+            on = boolean(mask)
+            held = load(self, ptrs, on, None, None, False).data
+            same = np.broadcast_to(held == np.asarray(value.data), np.shape(ptrs.data)).ravel()
+            return same if on is None else same[np.broadcast_to(np.asarray(on.data, bool), np.shape(ptrs.data)).ravel()]
+
+        return store(self, ptrs, value, checked(ptrs, mask, "store", unchanged), *args, **kwargs)
 
     def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
         return rmw(self, op, ptr, val, checked(ptr, mask, "atomic"), *args, **kwargs)

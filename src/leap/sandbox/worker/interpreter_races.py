@@ -5,8 +5,9 @@ through global memory without atomics gets the answer a GPU would not give: its 
 there. Red-team round 27: blocks adding into ``out[row]`` with a plain load and store (updates lost on a GPU),
 a scan block reading the previous block's last output with nothing to wait on, every block sharing one scratch
 row. A launch keeps, per byte of its tensor arguments, which program last wrote it (`ATOMIC` after an atomic);
-a program that reads what another program of the launch wrote, or writes over it, gets `Race`. Atomics may
-meet atomics. Threads within a program are not modelled.
+a program that reads what another program of the launch wrote, or writes a different value over it, gets
+`Race` (programs storing the same value redundantly are no race). Atomics may meet atomics. Threads within a
+program are not modelled.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ class Writers:
         self.shadow: dict[int, np.ndarray] = {}
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
-             program: int) -> None:
+             program: int, unchanged=None) -> None:
         """Record ``kind`` ("load", "store" or "atomic") by ``program`` at ``addr`` (in the spans ``span`` index);
-        raise `Race` where another program wrote first."""
+        raise `Race` where another program wrote first. ``unchanged`` (stores): a callable giving, per address,
+        whether the store writes the value already there: programs writing the same value are no race."""
         for i in np.unique(span):
             start = int(starts[i])
             shadow = self.shadow.get(start)
@@ -43,6 +45,8 @@ class Writers:
                 bad = (prev >= 0) & (prev != program)
             else:
                 bad = (prev != UNWRITTEN) & (prev != program)
+            if kind == "store" and bad.any() and unchanged is not None:
+                bad &= ~np.asarray(unchanged(), dtype=bool)[span == i]
             if bad.any():
                 other = int(prev[bad][0])
                 who = "an atomic of another program" if other == ATOMIC else f"program {other}"
