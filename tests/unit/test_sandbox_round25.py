@@ -85,7 +85,7 @@ def test_addmm_may_add_a_bias_not_an_activation():
 
 def test_a_launch_rereads_ranges_after_an_argument_moves():
     """A grid function that ``resize_``-s an argument frees its old memory: the old span must not stay allowed."""
-    from leap.sandbox.worker.interpreter_masks import _Launch, _RANGES
+    from leap.sandbox.worker.interpreter_masks import _RANGES, _Launch
 
     pad = torch.zeros(1 << 16)
     old = pad.data_ptr()

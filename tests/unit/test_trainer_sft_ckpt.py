@@ -11,7 +11,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from trainer_tiny import write_tiny_checkpoint  # noqa: E402
 
 from leap.trainer.checkpoint import (  # noqa: E402
-    TrainingDiverged, load_checkpoint, resolve_checkpoint, save_checkpoint, slim_checkpoint)
+    TrainingDiverged,
+    load_checkpoint,
+    resolve_checkpoint,
+    save_checkpoint,
+    slim_checkpoint,
+)
 from leap.trainer.config import ConfigError, ModelConfig, load_config  # noqa: E402
 from leap.trainer.model import load_policy  # noqa: E402
 from leap.trainer.optim import step_if_finite  # noqa: E402
