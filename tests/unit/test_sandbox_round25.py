@@ -152,3 +152,21 @@ def test_programs_storing_the_value_already_there_are_no_race():
     w.note(at, span, starts, ends, "store", 1, lambda: np.array([True, True]))
     with pytest.raises(Race):
         w.note(at, span, starts, ends, "store", 2, lambda: np.array([True, False]))
+
+
+def test_an_atomic_makes_earlier_programs_writes_visible():
+    """The "last program finalises" reduction: partials stored plainly, a counter bumped with an (acq_rel) atomic;
+    the program whose bump comes last may read every partial. Without the atomic it is a race."""
+    from leap.sandbox.worker.interpreter_races import Race, Writers
+
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    one = np.zeros(1, dtype=np.int64)
+    partial = [np.array([4 * p], dtype=np.uint64) for p in range(3)]
+    counter = np.array([60], dtype=np.uint64)
+    w = Writers()
+    for p in range(3):
+        w.note(partial[p], one, starts, ends, "store", p)
+        w.note(counter, one, starts, ends, "atomic", p)
+    w.note(np.concatenate(partial), np.zeros(3, dtype=np.int64), starts, ends, "load", 2)  # acquired 0 and 1
+    with pytest.raises(Race):
+        w.note(partial[2], one, starts, ends, "load", 1)  # program 1 bumped before 2: it never saw 2's partial

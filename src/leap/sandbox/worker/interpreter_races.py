@@ -26,6 +26,17 @@ class Writers:
 
     def __init__(self):
         self.shadow: dict[int, np.ndarray] = {}
+        self.released: dict[tuple[int, int], set[int]] = {}  # atomic address -> programs whose atomics hit it
+        self.visible: dict[int, set[int]] = {}  # program -> programs whose writes it has acquired
+
+    def _synchronise(self, start: int, off: np.ndarray, program: int) -> None:
+        """An atomic (acq_rel, Triton's default) at ``off``: the program acquires the writes of every program whose
+        atomics hit the address before (the "last program finalises" reduction: round 28), and releases its own."""
+        seen = self.visible.setdefault(program, set())
+        for o in np.unique(off).tolist():
+            earlier = self.released.setdefault((start, o), set())
+            seen |= earlier
+            earlier.add(program)
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
              program: int, unchanged=None) -> None:
@@ -40,11 +51,16 @@ class Writers:
                     continue
                 shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
             off = (addr[span == i] - np.uint64(start)).astype(np.int64)
+            if kind == "atomic":
+                self._synchronise(start, off, program)
             prev = shadow[off]
             if kind == "atomic":
                 bad = (prev >= 0) & (prev != program)
             else:
                 bad = (prev != UNWRITTEN) & (prev != program)
+            acquired = self.visible.get(program)
+            if acquired and bad.any():
+                bad &= ~np.isin(prev, np.fromiter(acquired, dtype=np.int32, count=len(acquired)))
             if kind == "store" and bad.any() and unchanged is not None:
                 bad &= ~np.asarray(unchanged(), dtype=bool)[span == i]
             if bad.any():
