@@ -298,3 +298,30 @@ def test_after_timing_a_forward_must_follow_new_values_in_its_buffers():
     assert not D.close_samples(D.value_sample(big, 1), D.value_sample(-big, 1))
     assert 31 * D.SAMPLE_CHUNK < D.value_sample(big, 1)[0].numel() <= 32 * D.SAMPLE_CHUNK  # bounded
 
+
+
+def test_trace_and_profile_functions_the_solution_installed_are_removed_and_reported():
+    """A hook set at import or in forward would run in the harness after the backstop is off (round 27)."""
+    def hook(frame, event, arg):
+        return None
+
+    x = torch.randn(8)
+    try:
+        sys.settrace(hook)  # as if set at import
+        _, problems = D.guarded_call(Relu(), [x])
+        assert sys.gettrace() is None and any("trace or profile function" in p for p in problems)
+
+        def sets_one(t):
+            sys.settrace(hook)
+            return torch.relu(t)
+
+        _, problems = D.guarded_call(Fn(sets_one), [x])  # set during forward
+        assert sys.gettrace() is None and any("trace or profile function" in p for p in problems)
+        _, problems = D.guarded_call(Relu(), [x])
+        assert not any("trace or profile" in p for p in problems)
+        sys.setprofile(hook)  # the child's check before its trials also looks at the profile function
+        assert D.dropped_hooks() == [] and sys.getprofile() is hook
+        assert D.dropped_hooks(profile=True) and sys.getprofile() is None
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)

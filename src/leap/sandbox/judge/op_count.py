@@ -12,7 +12,6 @@ import threading
 import types
 from typing import Any
 
-import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from leap.sandbox.worker.compute_guard import LIBRARY_CALLS, library_signature
@@ -36,17 +35,18 @@ class _Record(TorchDispatchMode):
 def library_calls(module: types.ModuleType, init_inputs: list[Any], small: bool) -> tuple[tuple, ...] | None:
     """The reference's `LIBRARY_CALLS` in one forward on its (``small``) inputs, as signatures; None when it cannot
     run on the meta device (then no limit applies)."""
-    from leap.sandbox.judge.task_module import RNG_LOCK, get_inputs
+    from leap.sandbox.judge.task_module import get_inputs, meta_bytes
 
-    try:
-        with RNG_LOCK, torch.device("meta"):
-            model = module.Model(*init_inputs)
-            inputs = get_inputs(module, small)
-            with _Record() as record:
-                model(*inputs)
-    except Exception:  # noqa: BLE001 - a forward that reads values or calls numpy: unknown
-        return None
-    return tuple(record.calls)
+    record = _Record()
+
+    def forward():
+        model = module.Model(*init_inputs)
+        inputs = get_inputs(module, small)
+        with record:
+            model(*inputs)
+        return ()
+
+    return None if meta_bytes(forward) is None else tuple(record.calls)
 
 
 def task_library_calls(task) -> tuple[tuple, ...] | None:

@@ -241,10 +241,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     trials = []
     local = settings["local"]
     problems: list[str] = []
-    if sys.gettrace() is not None or sys.getprofile() is not None:  # set at import or in __init__: it would run
-        sys.settrace(None)                                          # in the judge's code from here on
-        sys.setprofile(None)
-        problems.append("the solution installed a trace or profile function (sys.settrace / sys.setprofile)")
+    if D is not None:  # a trace or profile function set at import or in __init__ would run in the judge's code
+        problems += D.dropped_hooks(profile=True)
     if device == "cuda" and job.backend == "triton" and job.compile_pass and job.trials:
         stages["compile"] = _precompile(model, _trial_inputs(job.trials[0], "cuda", held), problems, D)
         t0 = _perf()

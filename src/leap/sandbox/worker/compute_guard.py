@@ -80,9 +80,10 @@ SHAPE_ONLY = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "r
 # the task-allowed ops (`FAMILIES`): on integer tensors a GEMM wraps around, a nonlinearity (a red-team
 # pass built relu from a bf16->int16 view, int32 mm and int16 addmm/bmm): allowed on floating point only
 FAMILY_OPS = frozenset().union(*FAMILIES.values()) - ALLOWED
-# the library calls an allowed family is for (its GEMMs and convolutions, not its bias ``add``): a forward may make
-# no more of them than the reference's (`judge/op_count`); an extra one computed a pooling as a constant-weight
-# depthwise convolution, a mean as a matmul with a 1/N column, a residual add as ``addmm(x, s, I)`` (round 25)
+# the library calls an allowed family is for (its GEMMs and convolutions, not its bias ``add``): a forward's must be
+# among the reference's, by shape (`library_signature`, `beyond`, `judge/op_count`); an extra one computed a pooling
+# as a constant-weight depthwise convolution, a mean as a matmul with a 1/N column, a residual add as
+# ``addmm(x, s, I)`` (round 25)
 LIBRARY_CALLS = FAMILY_OPS - {"add"}
 # GEMMs that also add their first operand (``beta * input``): allowed as a layer's bias, not as an activation
 ADDS_INPUT = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})

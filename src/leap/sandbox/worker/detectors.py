@@ -57,6 +57,8 @@ _random = random.Random
 _randbits = random.SystemRandom().getrandbits
 _settrace = sys.settrace
 _gettrace = sys.gettrace
+_setprofile = sys.setprofile
+_getprofile = sys.getprofile
 
 _FLAG_GETTERS = {
     "torch.backends.cuda.matmul.allow_tf32": lambda: torch.backends.cuda.matmul.allow_tf32,
@@ -359,23 +361,30 @@ def _watched(model, inputs, watch: InitWatch):
     return out, problems
 
 
-def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, watch: InitWatch | None = None):
-    """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``.
+def dropped_hooks(profile: bool = False) -> list[str]:
+    """Remove a trace function (with ``profile``, also a profile function) the solution installed, and report it:
+    it would run inside the harness after the run-time backstop is off (red-team round 27 computed the answer
+    there). ``profile`` only where no backstop is armed (the armed backstop profiles forward itself)."""
+    if _gettrace() is None and not (profile and _getprofile() is not None):
+        return []
+    _settrace(None)
+    if profile:
+        _setprofile(None)
+    return ["the solution installed a trace or profile function (sys.settrace / sys.setprofile), which would run "
+            "inside the judge"]
 
-    A trace function the solution installed (at import, in ``__init__`` or in an earlier forward) is removed
-    and reported: it would run inside the harness after the run-time backstop is off (red-team round 27 computed
-    the answer there)."""
+
+def guarded_call(model, inputs, device: str = "cpu", fingerprints: bool = True, watch: InitWatch | None = None):
+    """Run ``model(*inputs)`` under the run-time checks. Returns ``(out, problems)``. A trace function installed
+    before forward (at import, in ``__init__``, in an earlier forward) or during it is removed (`dropped_hooks`)."""
     threads = python_threads()
-    hooked = _gettrace() is not None
-    if hooked:
-        _settrace(None)
+    hooked = dropped_hooks()
     if watch is not None:
         out, traced = _watched(model, inputs, watch)
     else:
         out, traced = model(*inputs), []
-    if hooked or _gettrace() is not None:
-        _settrace(None)
-        traced = [*traced, "the solution installed a trace function (sys.settrace), which would run inside the judge"]
+    after = dropped_hooks()  # one set during forward is removed too
+    traced = [*traced, *(hooked or after)]
     out, odd = plain_output(out, inputs)
     if odd:
         return None, traced + odd + leftovers(threads, "forward")

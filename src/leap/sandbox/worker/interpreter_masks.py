@@ -64,7 +64,7 @@ class _Launch:
         self.key: tuple | None = None
         self.cached = None
         self.program = program  # () -> the running program's index in the grid
-        self.writers = Writers()
+        self.writers: Writers | None = None  # set with the ranges (`ranges` runs before any note)
 
     def ranges(self):
         key = _spans(self.tensors)

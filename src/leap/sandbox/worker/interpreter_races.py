@@ -4,10 +4,11 @@ The interpreter runs a launch's programs one after another, each to its end, so 
 through global memory without atomics gets the answer a GPU would not give: its programs run concurrently
 there. Red-team round 27: blocks adding into ``out[row]`` with a plain load and store (updates lost on a GPU),
 a scan block reading the previous block's last output with nothing to wait on, every block sharing one scratch
-row. A launch keeps, per byte of its tensor arguments, which program last wrote it (`ATOMIC` after an atomic);
-a program that reads what another program of the launch wrote, or writes a different value over it, gets
-`Race` (programs storing the same value redundantly are no race). Atomics may meet atomics. Threads within a
-program are not modelled.
+row. A launch keeps, per element of its tensor arguments (at the element's first byte), which program last wrote
+it (`ATOMIC` after an atomic); a program that reads what another program of the launch wrote, or writes a
+different value over it, gets `Race` (programs storing the same value redundantly are no race). Atomics may meet
+atomics, and an atomic makes the writes of the programs whose atomics hit the same address before visible. Threads
+within a program are not modelled.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ class Race(RuntimeError):
 
 
 class Writers:
-    """Which program of the running launch last wrote each byte of each written storage (keyed by its start)."""
+    """Which program of the running launch last wrote each element (its first byte) of each written storage (keyed
+    by the storage's start)."""
 
     def __init__(self):
         self.shadow: dict[int, np.ndarray] = {}
@@ -51,10 +53,9 @@ class Writers:
                     continue
                 shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
             off = (addr[span == i] - np.uint64(start)).astype(np.int64)
-            if kind == "atomic":
-                self._synchronise(start, off, program)
             prev = shadow[off]
             if kind == "atomic":
+                self._synchronise(start, off, program)
                 bad = (prev >= 0) & (prev != program)
             else:
                 bad = (prev != UNWRITTEN) & (prev != program)
