@@ -317,15 +317,23 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
             cmp_b = (with_exact(task, prep, i, ref, out_b, J.compare_outputs(ref, out_b, **tol), tol)
                      if out_b is not None and rec.get("nondeterministic") is True else None)
             if cmp_b is None or not cmp_b.ok:
-                return verdicts.incorrect(base, trials=prep.first + i,
-                                          feedback="Outputs differ between two runs on the same inputs: the kernel "
-                                                   "reads memory it did not write (uninitialised or out-of-bounds)."), cmp
+                return verdicts.incorrect(base, trials=prep.first + i, feedback=_rerun_feedback(rec)), cmp
         changed = rec.get("inputs_unchanged") is False or (
             after is not None and not J.bit_identical(list(trial.inputs), list(after) if isinstance(after, list | tuple) else after))
         if changed:
             return verdicts.incorrect(base, trials=prep.first + i,
                                       feedback="forward modified its input tensors; inputs must be left unchanged."), cmp
     return None, worst
+
+
+def _rerun_feedback(rec: dict) -> str:
+    """Why a trial's re-run disqualifies: a poison-dependent output, or (interpreter) one that follows program order."""
+    if rec.get("reordered") and rec.get("nondeterministic") is True:
+        return ("Outputs differ when the programs of each launch run in another order, and are then wrong: on a GPU "
+                "the programs run at the same time, so the kernel's result depends on their timing (a race between "
+                "programs through global memory).")
+    return ("Outputs differ between two runs on the same inputs: the kernel reads memory it did not write "
+            "(uninitialised or out-of-bounds).")
 
 
 def first_output_correct(task: Task, prep: Prepared, path: str, private_dir: str, config: SandboxConfig) -> bool:

@@ -192,7 +192,8 @@ _RESULT_FIELDS: dict[str, tuple[type, ...]] = {
     "parent_lost": (bool,)}
 _TRIAL_FIELDS: dict[str, tuple[type, ...]] = {
     "name": (str,), "out": _REF, "out_b": _REF, "inputs_after": _REF, "devices": (list,),
-    "inputs_unchanged": (bool,), "poison_identical": (bool,), "nondeterministic": (bool,)}
+    "inputs_unchanged": (bool,), "poison_identical": (bool,), "nondeterministic": (bool,),
+    "reordered": (bool,)}
 
 
 def result_problem(msg: dict) -> str | None:

@@ -33,6 +33,7 @@ from leap.sandbox.worker import compute_guard as _guard
 from leap.sandbox.worker import interpreter_bf16 as _bf16
 from leap.sandbox.worker import interpreter_libdevice as _libdevice
 from leap.sandbox.worker import interpreter_masks as _masks
+from leap.sandbox.worker import interpreter_races as _races
 from leap.sandbox.worker import interpreter_reduce as _reduce
 from leap.sandbox.worker import interpreter_rewrite as _rewrite
 from leap.sandbox.worker.child_env import (
@@ -168,9 +169,11 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     job = job if isinstance(job, Job) else Job.from_wire(job)  # a malformed job: the harness's error
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     setup_env(job, private_dir)
+    reverse = None  # the interpreter's program order, switched for the poison re-run (bound before candidate code)
     if job.type != "compile":
         match_triton_mode()
         if os.environ.get("TRITON_INTERPRET") == "1":  # bf16 arithmetic and libdevice as on the GPU
+            reverse = _races.reverse_programs if settings["local"] else None  # the judge's checks compare bits
             _bf16.install()
             _libdevice.install()
             _masks.install()
@@ -276,6 +279,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             if guard is not None:
                 armed += 1  # the harness's own arm calls, checked against the guard's count
                 guard.arm()
+            if reverse is not None:  # re-runs with every launch's programs in reverse order (interpreter_races)
+                reverse(r > 0)
             try:
                 with torch.no_grad():
                     if D is not None:
@@ -287,6 +292,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                         if device == "cuda":
                             _stage("run", _sync)
             finally:
+                if reverse is not None:
+                    reverse(False)
                 if guard is not None:
                     guard.disarm()
             if guard is not None:
@@ -301,13 +308,17 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                     first = out
                 elif r == 1:
                     second = out
+                    if reverse is not None:
+                        rec["reordered"] = True
                     rec["poison_identical"] = _bits_equal(first, out)
                     _add(stages, "run_checks", tick)
                     if not rec["poison_identical"]:
                         runs.append(2)  # poison-dependent, or nondeterministic (float atomics)? rerun under run 0's
                     continue
-                else:  # same poison as run 0, other bits: the kernel is nondeterministic; its poison re-run goes
-                    rec["nondeterministic"] = not _bits_equal(first, out)  # to the judge's reference check
+                else:  # same poison as run 0, other bits (or, reordered, run 1's order and bits): the kernel is
+                    # nondeterministic or follows the program order; its poison re-run goes to the judge's reference check
+                    rec["nondeterministic"] = (_bits_equal(second, out) if reverse is not None
+                                               else not _bits_equal(first, out))
                     _add(stages, "run_checks", tick)
                     if not rec["nondeterministic"]:
                         continue

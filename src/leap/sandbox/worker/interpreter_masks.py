@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
-from leap.sandbox.worker.interpreter_races import Writers
+from leap.sandbox.worker.interpreter_races import Writers, grid_index
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
@@ -96,7 +96,7 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged)
+        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize)
 
 
 @patch_once
@@ -114,7 +114,7 @@ def install() -> None:
         return mask
 
     load, store, rmw = builder.create_masked_load, builder.create_masked_store, builder.create_atomic_rmw
-    cas, executor = builder.create_atomic_cas, interp.GridExecutor
+    cas, executor, set_idx = builder.create_atomic_cas, interp.GridExecutor, builder.set_grid_idx
     init_args, call = executor._init_args_hst, executor.__call__
 
     def size(ptrs) -> int:
@@ -152,6 +152,9 @@ def install() -> None:
         (x, y, z), (gx, gy, _) = b.grid_idx, b.grid_dim
         return int(x + gx * (y + gy * z))
 
+    def set_grid_idx(self, x, y, z):  # the grid's order, or its reverse (`interpreter_races.reverse_programs`)
+        return set_idx(self, *grid_index(x, y, z, self.grid_dim))
+
     def _init_args_hst(self, args_dev, kwargs):
         args_hst, kwargs_hst = init_args(self, args_dev, kwargs)
         _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())], program)
@@ -167,3 +170,4 @@ def install() -> None:
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
     executor._init_args_hst, executor.__call__ = _init_args_hst, __call__
+    builder.set_grid_idx = set_grid_idx

@@ -8,7 +8,12 @@ row. A launch keeps, per element of its tensor arguments (at the element's first
 it (`ATOMIC` after an atomic); a program that reads what another program of the launch wrote, or writes a
 different value over it, gets `Race` (programs storing the same value redundantly are no race). Atomics may meet
 atomics, and an atomic makes the writes of the programs whose atomics hit the same address before visible. Threads
-within a program are not modelled.
+within a program are not modelled. Elements are tracked per byte, so a wide store read back in narrower pieces
+(an int64 written, its upper int32 read) is seen too.
+
+What one serial order cannot show (a program reading what another overwrites later, carries through atomics
+alone: round 28) a second order can: the child's poison re-run runs every launch's programs in reverse grid order
+(`reverse_programs`), and an output that then differs must still match the reference.
 """
 
 from __future__ import annotations
@@ -16,6 +21,19 @@ from __future__ import annotations
 import numpy as np
 
 UNWRITTEN, ATOMIC = -1, -2
+_REVERSED = [False]  # the running forward's program order (`reverse_programs`, read by the patched grid index)
+
+
+def reverse_programs(on: bool) -> None:
+    """Run the programs of every launch from now on in reverse grid order (``on``) or in the grid's order."""
+    _REVERSED[0] = bool(on)
+
+
+def grid_index(x: int, y: int, z: int, dims: tuple) -> tuple[int, int, int]:
+    """The program the interpreter's ``(x, y, z)``-th step runs: itself, or its mirror when reversed."""
+    if not _REVERSED[0]:
+        return x, y, z
+    return dims[0] - 1 - x, dims[1] - 1 - y, dims[2] - 1 - z
 
 
 class Race(RuntimeError):
@@ -41,10 +59,17 @@ class Writers:
             earlier.add(program)
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
-             program: int, unchanged=None) -> None:
-        """Record ``kind`` ("load", "store" or "atomic") by ``program`` at ``addr`` (in the spans ``span`` index);
-        raise `Race` where another program wrote first. ``unchanged`` (stores): a callable giving, per address,
-        whether the store writes the value already there: programs writing the same value are no race."""
+             program: int, unchanged=None, itemsize: int = 1) -> None:
+        """Record ``kind`` ("load", "store" or "atomic") by ``program`` on the ``itemsize`` bytes at each of ``addr``
+        (in the spans ``span`` index); raise `Race` where another program wrote first. ``unchanged`` (stores): a
+        callable giving, per address, whether the store writes the value already there: programs writing the same
+        value are no race."""
+        if itemsize > 1:  # every byte of each element
+            addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
+            span = np.repeat(span, itemsize)
+            if unchanged is not None:
+                lanes = unchanged
+                unchanged = lambda: np.repeat(np.asarray(lanes(), dtype=bool), itemsize)  # noqa: E731
         for i in np.unique(span):
             start = int(starts[i])
             shadow = self.shadow.get(start)

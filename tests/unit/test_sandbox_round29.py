@@ -1,0 +1,70 @@
+"""Red-team round 29: what one serial program order hides (byte-granular race records, the reversed re-run)."""
+
+import numpy as np
+import pytest
+
+from leap.sandbox.worker.interpreter_races import Race, Writers, grid_index, reverse_programs
+
+
+def test_a_wide_store_read_back_in_narrow_pieces_is_a_race():
+    """Program 0 stores an int64; program 1 reads its upper int32 (4 bytes in): the record covers every byte."""
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    one = np.zeros(1, dtype=np.int64)
+    w = Writers()
+    w.note(np.array([8], dtype=np.uint64), one, starts, ends, "store", 0, itemsize=8)
+    w.note(np.array([16], dtype=np.uint64), one, starts, ends, "load", 1, itemsize=4)  # next element: no race
+    with pytest.raises(Race, match="program 1 of a launch reads"):
+        w.note(np.array([12], dtype=np.uint64), one, starts, ends, "load", 1, itemsize=4)
+
+
+def test_same_value_stores_are_judged_per_byte_of_each_lane():
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    at, span = np.array([0, 8], dtype=np.uint64), np.zeros(2, dtype=np.int64)
+    w = Writers()
+    w.note(at, span, starts, ends, "store", 0, itemsize=8)
+    w.note(at, span, starts, ends, "store", 1, lambda: np.array([True, True]), itemsize=8)
+    with pytest.raises(Race, match="writes over"):
+        w.note(at, span, starts, ends, "store", 2, lambda: np.array([True, False]), itemsize=8)
+
+
+def test_reversed_order_mirrors_every_grid_axis():
+    dims = (3, 2, 1)
+    try:
+        assert grid_index(0, 0, 0, dims) == (0, 0, 0)
+        reverse_programs(True)
+        assert grid_index(0, 0, 0, dims) == (2, 1, 0)
+        assert grid_index(2, 1, 0, dims) == (0, 0, 0)
+        seen = {grid_index(x, y, 0, dims) for x in range(3) for y in range(2)}
+        assert seen == {(x, y, 0) for x in range(3) for y in range(2)}  # every program still runs once
+    finally:
+        reverse_programs(False)
+    assert grid_index(1, 0, 0, dims) == (1, 0, 0)
+
+
+def test_the_interpreter_runs_programs_in_the_order_asked(monkeypatch):
+    """Through the patched interpreter: a kernel recording which program ran at each step."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    torch = pytest.importorskip("torch")
+    triton = pytest.importorskip("triton")
+    import triton.language as tl
+
+    from leap.sandbox.worker import interpreter_masks
+
+    assert interpreter_masks.install()
+
+    @triton.jit
+    def ticket(order_ptr, count_ptr):
+        step = tl.atomic_add(count_ptr, 1)
+        tl.store(order_ptr + step, tl.program_id(0))
+
+    def run() -> list[int]:
+        order, count = torch.zeros(4, dtype=torch.int32), torch.zeros(1, dtype=torch.int32)
+        ticket[(4,)](order, count)
+        return order.tolist()
+
+    assert run() == [0, 1, 2, 3]
+    reverse_programs(True)
+    try:
+        assert run() == [3, 2, 1, 0]
+    finally:
+        reverse_programs(False)
