@@ -212,7 +212,7 @@ progress() {
 save_env() {  # the lease's settings, for its later calls (piece, wait: each a fresh shell)
   mkdir -p "$W"
   local v
-  for v in LEASE_MODEL LEARN RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S SFT_S SFT_EPOCHS; do
+  for v in LEASE_MODEL LEARN RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S EVAL_TURNS SFT_S SFT_EPOCHS; do
     [ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
   done > "$W/lease.env"
   true
@@ -249,7 +249,7 @@ case "${1:-}" in
     # temperature 0.8: at 1.0, 49 of the 66 turn-1 format errors of the 1.5B's one RL step (2026-12-01) were
     # answers cut at 1,024 tokens, many of them one helper repeated until the cut
     [ -d "$W/repo" ] && { echo "already started"; progress; exit 0; }
-    export LEARN=1 RL_S=${RL_S:-780} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
+    export LEARN=1 EVAL_TURNS=${EVAL_TURNS:-1} RL_S=${RL_S:-780} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
       RL_SET=${RL_SET:-rollout.levels=[1,2] rollout.sampling.temperature=0.8}
     save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"
     # LEARN_TP=1: the sandbox throughput bench on the quiet GPU while the model's pieces travel (a check of the

@@ -35,7 +35,8 @@ W=${LEAP_GPU_DIR:-/tmp/leap15}
 MODEL=${LEASE_MODEL:-qwen2.5-coder-1.5b-instruct}  # qwen2.5-coder-0.5b-instruct: 9 pieces instead of 19
 case $MODEL in *0.5b*) GGUF_BYTES=491400064 ;; *) GGUF_BYTES=1117320768 ;; esac
 M=$W/q15
-EVAL_S=${EVAL_S:-270}     # one leap eval on builtin:eval (20 tasks x 4 samples x 3 turns)
+EVAL_S=${EVAL_S:-420}     # one leap eval on builtin:eval (20 tasks x 4 samples x EVAL_TURNS turns); 2026-12-05 on an
+EVAL_TURNS=${EVAL_TURNS:-3}  # H100: 3 turns did not finish in 270 s alone; 1 turn took 148 s beside another eval
 SFT_S=${SFT_S:-240}
 SFT_EPOCHS=${SFT_EPOCHS:-1}  # 2026-12-05: the second epoch drove the loss to 0.04 and its step 30 overflowed
 RL_S=${RL_S:-420}
@@ -100,7 +101,7 @@ wait_for() {  # wait_for FILE SECONDS
 eval_stage() {  # eval_stage NAME [--checkpoint DIR]
   local name=$1; shift
   stage "$name" "$EVAL_S" leap eval --model "$M" "$@" --backend hf --cache graph --tasks builtin:eval --samples 4 \
-    --turns 3 --tasks-per-batch 20 --max-new-tokens 1024 --temperature 0.7 --device cuda --out "$W/out/$name"
+    --turns "$EVAL_TURNS" --tasks-per-batch 20 --max-new-tokens 1024 --temperature 0.7 --device cuda --out "$W/out/$name"
 }
 
 chain_a() {
@@ -130,6 +131,9 @@ chain_a() {
     "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
     logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10
+  if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then  # after RL, not beside it: side by side (2026-12-05) the
+    eval_stage eval_sft --checkpoint "$W/ck/sft"          # eval never finished and RL steps took 210 s, not ~130
+  fi
   [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
   wait_for "$W/out/B.done" 300  # the eval after SFT (chain B) may still run
   [ -s "$W/out/eval_sft/results.jsonl" ] && [ -s "$W/out/eval_rl/results.jsonl" ] && stage compare 120 \
@@ -153,8 +157,7 @@ chain_b() {
   wait_for "$W/out/sft.done" 900
   local ck=()
   [ -f "$W/ck/sft/latest" ] && ck=(--checkpoint "$W/ck/sft")
-  if [ "$LEARN" = 1 ]; then  # beside RL (its step times are then upper bounds); a carried SFT was measured before
-    [ ${#ck[@]} -gt 0 ] && eval_stage eval_sft "${ck[@]}"
+  if [ "$LEARN" = 1 ]; then  # chain A evaluates the SFT policy after RL (a carried SFT was measured before)
     touch "$W/out/B.done"; return
   fi
   stage passrate_sft 300 leap eval --model "$M" "${ck[@]}" --backend hf --cache graph --tasks builtin:train \

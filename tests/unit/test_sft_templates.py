@@ -37,3 +37,23 @@ def test_template_rows_are_verified_and_repairs_carry_real_feedback():
         assert roles[-2:] == ["assistant", "user"] and r["repair"]["status"] != "ok"
         assert len(r["prompt"][-1]["content"]) > 40  # the sandbox's feedback as the rollout shows it
         assert "```python" in r["answer"] and r["answer"] != r["prompt"][-2]["content"]
+
+
+def test_templates_carry_only_the_helpers_they_call_and_prose_that_matches():
+    """A cold-start answer teaches what it shows (2026-12-05 GPU run: 220 of 236 answers carried unused
+    _tanh/_expm1/_softplus helpers and said "one row per program" above flat-block code; the SFT'd model
+    copied both)."""
+    import ast
+
+    from leap.tasks.sft import answer_text
+
+    for name in ("relu_fp32", "gelu_fp32", "tanh_fp32", "softplus_fp32"):
+        for sol in solution_variants(get_builtin(name), 6):
+            defined = {ln.split("(")[0][4:] for ln in sol.splitlines() if ln.startswith("def _")}
+            helpers = defined & {"_tanh", "_expm1", "_softplus"}
+            for h in helpers:
+                assert sol.count(f"{h}(") >= 2, f"{name}: {h} defined but never called"
+            doc = ast.get_docstring(ast.parse(sol)).splitlines()[0].split(":", 1)[1].strip().rstrip(".")
+            assert answer_text(sol).splitlines()[0].endswith(doc + ".")
+    relu = solution_variants(get_builtin("relu_fp32"), 1)[0]
+    assert "_tanh" not in relu and "_softplus" not in relu

@@ -15,8 +15,7 @@ from leap.durable import atomic_write_jsonl
 from leap.tasks.task import Task, TaskError
 
 BACKEND = "triton"
-ANSWER_LEAD = ("The whole computation runs in one Triton kernel: each program handles one row, "
-               "loads it once, computes in fp32 and stores the result once.")
+ANSWER_LEAD = "The whole computation runs in Triton: {how}."  # ``how``: the solution's own docstring
 
 
 @dataclass
@@ -37,7 +36,22 @@ def prompt_builder() -> Callable[[Task, str], list[dict]]:
 
 
 def answer_text(solution: str) -> str:
-    return f"{ANSWER_LEAD}\n\n```python\n{solution.rstrip()}\n```\n"
+    """The assistant's reply: one sentence on the kernel's layout (from the solution's docstring, so the prose
+    never contradicts the code), then the solution in a fenced block."""
+    return f"{ANSWER_LEAD.format(how=_layout(solution))}\n\n```python\n{solution.rstrip()}\n```\n"
+
+
+def _layout(solution: str) -> str:
+    """The module docstring's first line without its "Fused Triton kernel:" style prefix and final stop."""
+    import ast
+
+    try:
+        doc = ast.get_docstring(ast.parse(solution)) or ""
+    except SyntaxError:
+        doc = ""
+    line = doc.strip().splitlines()[0].strip() if doc.strip() else ""
+    line = line.split(":", 1)[1].strip() if ":" in line and line.lower().startswith(("fused", "triton")) else line
+    return line.rstrip(".") or "custom kernels compute every output"
 
 
 def sft_row(task: Task, solution: str, verdict, build: Callable[[Task, str], list[dict]]) -> dict:

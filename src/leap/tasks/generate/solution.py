@@ -34,6 +34,16 @@ def _expm1(v):
 def _softplus(v):
     return tl.where(v > 20.0, v, tl.log(1.0 + tl.exp(tl.minimum(v, 20.0))))
 '''
+
+
+def used_helpers(kernel: list[str]) -> str:
+    """The `HELPERS` the kernel lines call, in order (none: a template teaches no dead code)."""
+    blocks = [b.strip() for b in HELPERS.split("@triton.jit") if b.strip()]
+    body = "\n".join(kernel)
+    keep = [b for b in blocks if f"{b.split('(', 1)[0].removeprefix('def ').strip()}(" in body]
+    return "\n\n\n".join(f"@triton.jit\n{b}" for b in keep)
+
+
 _MASKED_SUM = "tl.sum(tl.where(mask, {e}, 0.0), axis=0)"
 _MASKED_MAX = 'tl.max(tl.where(mask, h, float("-inf")), axis=0)'
 ROWOP_TRITON = {
@@ -208,7 +218,8 @@ def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
         prep = ["        x = self.fc(x).contiguous()", *prep[1:]]
     lines = [f'"""Fused Triton kernel: {doc}."""',
              "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", "",
-             f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", HELPERS, "", *kernel, "", "",
+             f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", *([used_helpers(kernel), "", ""] if used_helpers(kernel) else []),
+             *kernel, "", "",
              "class ModelNew(nn.Module):", f"    def __init__(self{', ' + init_args if init_args else ''}):",
              "        super().__init__()", *[f"        {ln}" for ln in init_body], "",
              f"    def forward(self, {', '.join(args)}):", *prep,
