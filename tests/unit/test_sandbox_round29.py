@@ -68,3 +68,25 @@ def test_the_interpreter_runs_programs_in_the_order_asked(monkeypatch):
         assert run() == [3, 2, 1, 0]
     finally:
         reverse_programs(False)
+
+
+def test_float_atomic_exchange_runs_under_the_interpreter(monkeypatch):
+    """fp32/fp64 ``tl.atomic_xchg`` (supported on a GPU) moves the float's bits and returns the old value."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    torch = pytest.importorskip("torch")
+    triton = pytest.importorskip("triton")
+    import triton.language as tl
+
+    from leap.sandbox.worker import interpreter_masks
+
+    assert interpreter_masks.install()
+
+    @triton.jit
+    def swap(p, v, o):
+        i = tl.arange(0, 4)
+        tl.store(o + i, tl.atomic_xchg(p + i, tl.load(v + i)))
+
+    for dt in (torch.float32, torch.float64):
+        p, v, o = torch.arange(4, dtype=dt) + 0.5, torch.full((4,), -2.25, dtype=dt), torch.empty(4, dtype=dt)
+        swap[(1,)](p, v, o)
+        assert p.tolist() == [-2.25] * 4 and o.tolist() == [0.5, 1.5, 2.5, 3.5]
