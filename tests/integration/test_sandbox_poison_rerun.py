@@ -43,3 +43,40 @@ def test_with_the_checks_in_the_judge_the_poison_rerun_stays_bitwise():
     with Sandbox(SandboxConfig(workers=1, child_checks=False), device="cpu") as sb:
         assert sb.verify(relu, REORDERED).status == "incorrect"
         assert sb.verify(relu, K.RELU).status == "ok"
+
+
+# float atomics summing three partials (bits follow the program order) plus a read of uninitialised memory hidden
+# within tolerance (bits follow the poison): the reversed re-run must not let the order excuse the poison
+ATOMIC_PLUS_UNINIT = K.HEADER + '''
+
+@triton.jit
+def relu_parts(x_ptr, t_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    part = tl.program_id(1)
+    mask = offs < n
+    x = tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0)
+    w = tl.where(part == 0, 0.3, tl.where(part == 1, 0.3, 0.4))
+    t = tl.load(t_ptr + offs, mask=mask)
+    tl.atomic_add(y_ptr + offs, x * w + tl.where((part == 2) & (t < 0), 1e-30, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        t = torch.empty_like(x)
+        y = torch.zeros_like(x)
+        n = x.numel()
+        relu_parts[(triton.cdiv(n, 1024), 3)](x, t, y, n, BLOCK=1024)
+        return y
+'''
+
+
+def test_order_dependent_bits_do_not_excuse_poison_dependent_ones():
+    relu = get_builtin("relu_fp32")
+    with Sandbox(SandboxConfig(workers=1), device="cpu") as sb:
+        honest = sb.verify(relu, ATOMIC_PLUS_UNINIT.replace("tl.where((part == 2) & (t < 0), 1e-30, 0.0)", "0.0"))
+        assert honest.status == "ok", honest.feedback  # the order alone changes the bits: checked, and right
+        v = sb.verify(relu, ATOMIC_PLUS_UNINIT)
+        assert v.status == "incorrect" and "did not write" in v.feedback, v.feedback

@@ -136,7 +136,7 @@ def test_programs_of_one_launch_meeting_in_memory_is_a_race():
     other = np.array([1008, 1012], dtype=np.uint64)
     w.note(other, span, starts, ends, "atomic", 1)
     w.note(other, span, starts, ends, "atomic", 2)  # atomics meet atomics
-    with pytest.raises(Race, match="an atomic of another program"):
+    with pytest.raises(Race, match="an atomic of program 2"):
         w.note(other, span, starts, ends, "load", 3)
     with pytest.raises(Race):
         w.note(at, span, starts, ends, "atomic", 4)  # over program 0's plain store

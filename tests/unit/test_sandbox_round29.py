@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from leap.sandbox.worker.interpreter_races import Race, Writers, grid_index, reverse_programs
+from leap.sandbox.worker.interpreter_races import Race, Writers, grid_index, program_order
 
 
 def test_a_wide_store_read_back_in_narrow_pieces_is_a_race():
@@ -31,13 +31,13 @@ def test_reversed_order_mirrors_every_grid_axis():
     dims = (3, 2, 1)
     try:
         assert grid_index(0, 0, 0, dims) == (0, 0, 0)
-        reverse_programs(True)
+        program_order("reverse")
         assert grid_index(0, 0, 0, dims) == (2, 1, 0)
         assert grid_index(2, 1, 0, dims) == (0, 0, 0)
         seen = {grid_index(x, y, 0, dims) for x in range(3) for y in range(2)}
         assert seen == {(x, y, 0) for x in range(3) for y in range(2)}  # every program still runs once
     finally:
-        reverse_programs(False)
+        program_order(None)
     assert grid_index(1, 0, 0, dims) == (1, 0, 0)
 
 
@@ -63,11 +63,11 @@ def test_the_interpreter_runs_programs_in_the_order_asked(monkeypatch):
         return order.tolist()
 
     assert run() == [0, 1, 2, 3]
-    reverse_programs(True)
+    program_order("reverse")
     try:
         assert run() == [3, 2, 1, 0]
     finally:
-        reverse_programs(False)
+        program_order(None)
 
 
 def test_float_atomic_exchange_runs_under_the_interpreter(monkeypatch):

@@ -169,11 +169,12 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
     job = job if isinstance(job, Job) else Job.from_wire(job)  # a malformed job: the harness's error
     settings = _settings(job)  # read before the candidate runs (it can reach the job dict, not these)
     setup_env(job, private_dir)
-    reverse = None  # the interpreter's program order, switched for the poison re-run (bound before candidate code)
+    order = None  # the interpreter's program order (bound before candidate code): reversed for the poison re-run,
+    secret = int.from_bytes(os.urandom(8), "little")  # shuffled by this secret for every trial after the first
     if job.type != "compile":
         match_triton_mode()
         if os.environ.get("TRITON_INTERPRET") == "1":  # bf16 arithmetic and libdevice as on the GPU
-            reverse = _races.reverse_programs if settings["local"] else None  # the judge's checks compare bits
+            order = _races.program_order if settings["local"] else None  # the judge's checks compare bits
             _bf16.install()
             _libdevice.install()
             _masks.install()
@@ -279,8 +280,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
             if guard is not None:
                 armed += 1  # the harness's own arm calls, checked against the guard's count
                 guard.arm()
-            if reverse is not None:  # re-runs with every launch's programs in reverse order (interpreter_races)
-                reverse(r > 0)
+            if order is not None:  # re-runs: every launch's programs in reverse order; later trials: shuffled
+                order("reverse" if r > 0 else (secret ^ i) if i else None)
             try:
                 with torch.no_grad():
                     if D is not None:
@@ -292,8 +293,8 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                         if device == "cuda":
                             _stage("run", _sync)
             finally:
-                if reverse is not None:
-                    reverse(False)
+                if order is not None:
+                    order(None)
                 if guard is not None:
                     guard.disarm()
             if guard is not None:
@@ -308,19 +309,27 @@ def run_job(job: Job | dict, private_dir: str, conn, imported: list | None = Non
                     first = out
                 elif r == 1:
                     second = out
-                    if reverse is not None:
+                    if order is not None:
                         rec["reordered"] = True
                     rec["poison_identical"] = _bits_equal(first, out)
                     _add(stages, "run_checks", tick)
                     if not rec["poison_identical"]:
                         runs.append(2)  # poison-dependent, or nondeterministic (float atomics)? rerun under run 0's
                     continue
-                else:  # same poison as run 0, other bits (or, reordered, run 1's order and bits): the kernel is
-                    # nondeterministic or follows the program order; its poison re-run goes to the judge's reference check
-                    rec["nondeterministic"] = (_bits_equal(second, out) if reverse is not None
-                                               else not _bits_equal(first, out))
+                else:  # run 2: run 0's poison (reordered: in run 1's order); run 3 (reordered only): run 1 again.
+                    # Bits that follow the order, or differ under the same conditions (nondeterministic), send the
+                    # poison re-run to the judge's reference check; bits that follow the poison are refused
+                    if order is None or r == 3:
+                        nondet = not _bits_equal(first if r == 2 else second, out)
+                    elif _bits_equal(second, out) or _bits_equal(first, out):
+                        nondet = _bits_equal(second, out)  # the order changed the bits, not the poison
+                    else:  # order and poison, or nondeterministic: run 1's conditions once more
+                        runs.append(3)
+                        _add(stages, "run_checks", tick)
+                        continue
+                    rec["nondeterministic"] = nondet
                     _add(stages, "run_checks", tick)
-                    if not rec["nondeterministic"]:
+                    if not nondet:
                         continue
                     out, r = second, 1
                 tick = _add(stages, "run_checks", tick)

@@ -73,10 +73,10 @@ class _Launch:
         return self.cached
 
 
-def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchanged=None) -> None:
+def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchanged=None, sync=(True, True)) -> None:
     """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
-    (default: the running launch's); no check outside a launch. With ``kind`` ("load", "store", "atomic") the
-    access is also noted for the launch's race check (`interpreter_races`)."""
+    (default: the running launch's); no check outside a launch. With ``kind`` (see `Writers.note`) the access is
+    also noted for the launch's race check (`interpreter_races`); ``sync``: an atomic's (acquire, release)."""
     launch = None
     if ranges is None:
         launch = _RANGES[0]
@@ -96,7 +96,7 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize)
+        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync)
 
 
 @patch_once
@@ -123,10 +123,18 @@ def install() -> None:
         except Exception:  # noqa: BLE001 - an odd element type: check the first byte
             return 1
 
-    def checked(ptrs, mask, kind, unchanged=None):
+    def checked(ptrs, mask, kind, unchanged=None, sync=(True, True)):
         mask = boolean(mask)
-        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind, unchanged=unchanged)
+        check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind, unchanged=unchanged,
+                     sync=sync)
         return mask
+
+    sem_ir, scope_ir = interp._ir.MEM_SEMANTIC, interp._ir.MEM_SYNC_SCOPE
+
+    def sync(sem, scope) -> tuple[bool, bool]:  # (acquires, releases): a CTA-scope atomic orders no two programs
+        if scope == scope_ir.CTA:
+            return False, False
+        return sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.ACQUIRE), sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.RELEASE)
 
     def create_masked_load(self, ptrs, mask, *args, **kwargs):
         return load(self, ptrs, checked(ptrs, mask, "load"), *args, **kwargs)
@@ -143,27 +151,33 @@ def install() -> None:
     xchg = interp._ir.ATOMIC_OP.XCHG
     as_int = {np.dtype(np.float32): (np.int32, tl.int32), np.dtype(np.float64): (np.int64, tl.int64)}
 
-    def create_atomic_rmw(self, op, ptr, val, mask, *args, **kwargs):
-        mask = checked(ptr, mask, "atomic")
+    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope))
         data = getattr(val, "data", None)
         if op == xchg and isinstance(data, np.ndarray) and data.dtype in as_int:
             # a float exchange moves bits; the interpreter's native op takes only integers ("Unsupported data
             # type": a correct kernel got the candidate's runtime_error, round 28), so exchange the bits as ints
             ints, ity = as_int[data.dtype]
-            old = rmw(self, op, ptr, handle(data.view(ints), ity), mask, *args, **kwargs)
+            old = rmw(self, op, ptr, handle(data.view(ints), ity), mask, sem, scope)
             return handle(np.asarray(old.data).view(data.dtype), val.dtype)
-        return rmw(self, op, ptr, val, mask, *args, **kwargs)
+        return rmw(self, op, ptr, val, mask, sem, scope)
 
-    def create_atomic_cas(self, ptr, *args, **kwargs):
-        check_bounds(ptr.data, None, size(ptr), kind="atomic")
-        return cas(self, ptr, *args, **kwargs)
+    def create_atomic_cas(self, ptr, cmp, val, sem, scope):
+        check_bounds(ptr.data, None, size(ptr), kind="atomic", sync=sync(sem, scope))
+        return cas(self, ptr, cmp, val, sem, scope)
+
+    def create_atomic_load(self, ptr, mask, sem, scope):  # natively a plain load: noted as the atomic it is
+        return load(self, ptr, checked(ptr, mask, "atomic_load", sync=sync(sem, scope)), None, None, True)
+
+    def create_atomic_store(self, ptr, val, mask, sem, scope):
+        return store(self, ptr, val, checked(ptr, mask, "atomic_store", sync=sync(sem, scope)), None)
 
     def program() -> int:
         b = interp.interpreter_builder
         (x, y, z), (gx, gy, _) = b.grid_idx, b.grid_dim
         return int(x + gx * (y + gy * z))
 
-    def set_grid_idx(self, x, y, z):  # the grid's order, or its reverse (`interpreter_races.reverse_programs`)
+    def set_grid_idx(self, x, y, z):  # the order `interpreter_races.program_order` set
         return set_idx(self, *grid_index(x, y, z, self.grid_dim))
 
     def _init_args_hst(self, args_dev, kwargs):
@@ -180,5 +194,6 @@ def install() -> None:
 
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
+    builder.create_atomic_load, builder.create_atomic_store = create_atomic_load, create_atomic_store
     executor._init_args_hst, executor.__call__ = _init_args_hst, __call__
     builder.set_grid_idx = set_grid_idx

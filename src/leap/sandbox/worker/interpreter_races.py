@@ -4,36 +4,54 @@ The interpreter runs a launch's programs one after another, each to its end, so 
 through global memory without atomics gets the answer a GPU would not give: its programs run concurrently
 there. Red-team round 27: blocks adding into ``out[row]`` with a plain load and store (updates lost on a GPU),
 a scan block reading the previous block's last output with nothing to wait on, every block sharing one scratch
-row. A launch keeps, per element of its tensor arguments (at the element's first byte), which program last wrote
-it (`ATOMIC` after an atomic); a program that reads what another program of the launch wrote, or writes a
-different value over it, gets `Race` (programs storing the same value redundantly are no race). Atomics may meet
-atomics, and an atomic makes the writes of the programs whose atomics hit the same address before visible. Threads
-within a program are not modelled. Elements are tracked per byte, so a wide store read back in narrower pieces
-(an int64 written, its upper int32 read) is seen too.
+row. A launch keeps, per byte of its written tensor arguments, which program last wrote it (and whether with an
+atomic) and when; a program that reads what another program of the launch wrote, or writes a different value over
+it, gets `Race` (programs storing the same value redundantly are no race), unless the write happened before it in
+the memory model's sense: the writer released an address with an atomic after the write and the reader acquired
+that address after the release (vector clocks, transitive; round 30: only writes *before* the release count, and
+``sem="relaxed"`` or ``scope="cta"`` atomics order nothing). Atomics may meet atomics. Threads within a program are
+not modelled. Bytes, not elements: a wide store read back in narrower pieces (an int64 written, its upper int32
+read) is seen too.
 
 What one serial order cannot show (a program reading what another overwrites later, carries through atomics
-alone: round 28) a second order can: the child's poison re-run runs every launch's programs in reverse grid order
-(`reverse_programs`), and an output that then differs must still match the reference.
+alone: round 28) another order can: the child's poison re-run runs every launch's programs in reverse grid order,
+and every trial after the first in a random order drawn from a secret the candidate cannot read (`program_order`):
+an output that then differs must still match the reference (round 30: a kernel that switched to an order-dependent
+path after its first calls). Open: a kernel right under every serial order but not under concurrent execution
+(atomics-only protocols with no wait, a read-modify-write split into two atomics) needs an interleaving scheduler.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-UNWRITTEN, ATOMIC = -1, -2
-_REVERSED = [False]  # the running forward's program order (`reverse_programs`, read by the patched grid index)
+UNWRITTEN = -1  # a byte no program of the launch wrote; -3 - p: written by program p's atomic
+_ORDER: list = [None]  # the running forward's program order (`program_order`), read by the patched grid index
+_PERMS: dict = {}  # (seed, grid) -> a random order of the grid's programs
 
 
-def reverse_programs(on: bool) -> None:
-    """Run the programs of every launch from now on in reverse grid order (``on``) or in the grid's order."""
-    _REVERSED[0] = bool(on)
+def program_order(order) -> None:
+    """Run the programs of every launch from now on in the grid's order (None), in reverse ("reverse") or in a
+    random order drawn from the int seed ``order`` (the same seed and grid give the same order)."""
+    _ORDER[0] = order
+    _PERMS.clear()
 
 
 def grid_index(x: int, y: int, z: int, dims: tuple) -> tuple[int, int, int]:
-    """The program the interpreter's ``(x, y, z)``-th step runs: itself, or its mirror when reversed."""
-    if not _REVERSED[0]:
+    """The program the interpreter's ``(x, y, z)``-th step runs under the current `program_order`."""
+    order = _ORDER[0]
+    if order is None:
         return x, y, z
-    return dims[0] - 1 - x, dims[1] - 1 - y, dims[2] - 1 - z
+    if order == "reverse":
+        return dims[0] - 1 - x, dims[1] - 1 - y, dims[2] - 1 - z
+    key = (order, tuple(dims))
+    perm = _PERMS.get(key)
+    if perm is None:
+        perm = _PERMS[key] = np.random.default_rng([int(order) & 0xFFFFFFFF, *map(int, dims)]).permutation(
+            int(dims[0]) * int(dims[1]) * int(dims[2]))
+    k = int(perm[(x * dims[1] + y) * dims[2] + z])
+    yz = dims[1] * dims[2]
+    return k // yz, (k % yz) // dims[2], k % dims[2]
 
 
 class Race(RuntimeError):
@@ -41,60 +59,90 @@ class Race(RuntimeError):
 
 
 class Writers:
-    """Which program of the running launch last wrote each element (its first byte) of each written storage (keyed
-    by the storage's start)."""
+    """Per written storage of the running launch (keyed by its start): each byte's last writer (`UNWRITTEN`, a
+    program, or ``-3 - p`` for program p's atomic) and the clock of that write; per program, what it has acquired."""
 
     def __init__(self):
         self.shadow: dict[int, np.ndarray] = {}
-        self.released: dict[tuple[int, int], set[int]] = {}  # atomic address -> programs whose atomics hit it
-        self.visible: dict[int, set[int]] = {}  # program -> programs whose writes it has acquired
+        self.when: dict[int, np.ndarray] = {}
+        self.clock = 0
+        self.released: dict[tuple[int, int], dict[int, int]] = {}  # atomic address -> program -> clock released
+        self.acquired: dict[int, dict[int, int]] = {}  # program -> program -> clock up to which its writes are seen
 
-    def _synchronise(self, start: int, off: np.ndarray, program: int) -> None:
-        """An atomic (acq_rel, Triton's default) at ``off``: the program acquires the writes of every program whose
-        atomics hit the address before (the "last program finalises" reduction: round 28), and releases its own."""
-        seen = self.visible.setdefault(program, set())
+    def _acquire(self, start: int, off: np.ndarray, program: int) -> None:
+        seen = self.acquired.setdefault(program, {})
         for o in np.unique(off).tolist():
-            earlier = self.released.setdefault((start, o), set())
-            seen |= earlier
-            earlier.add(program)
+            for q, c in self.released.get((start, o), {}).items():
+                if c > seen.get(q, -1):
+                    seen[q] = c
+
+    def _release(self, start: int, off: np.ndarray, program: int, now: int) -> None:
+        carried = self.acquired.get(program, {})  # transitive: what this program saw goes along
+        for o in np.unique(off).tolist():
+            rel = self.released.setdefault((start, o), {})
+            rel[program] = now
+            for q, c in carried.items():
+                if c > rel.get(q, -1):
+                    rel[q] = c
+
+    def _unseen(self, owner: np.ndarray, when: np.ndarray, program: int) -> np.ndarray:
+        """Which of these writes (by ``owner`` at ``when``) ``program`` has not acquired."""
+        seen = self.acquired.get(program)
+        if not seen:
+            return np.ones(owner.shape, dtype=bool)
+        progs, inv = np.unique(owner, return_inverse=True)
+        upto = np.array([seen.get(int(q), -1) for q in progs], dtype=np.int64)
+        return when > upto[inv]
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
-             program: int, unchanged=None, itemsize: int = 1) -> None:
-        """Record ``kind`` ("load", "store" or "atomic") by ``program`` on the ``itemsize`` bytes at each of ``addr``
-        (in the spans ``span`` index); raise `Race` where another program wrote first. ``unchanged`` (stores): a
-        callable giving, per address, whether the store writes the value already there: programs writing the same
-        value are no race."""
+             program: int, unchanged=None, itemsize: int = 1, acquire: bool = True, release: bool = True) -> None:
+        """Record ``kind`` by ``program`` on the ``itemsize`` bytes at each of ``addr`` (in the spans ``span``
+        index): "load", "store", "atomic" (a read-modify-write), "atomic_load" or "atomic_store"; an atomic's
+        ``acquire``/``release`` follow its ``sem`` and ``scope``. Raise `Race` where another program's write was not
+        made visible first. ``unchanged`` (stores): a callable giving, per address, whether the store writes the
+        value already there: programs writing the same value are no race."""
         if itemsize > 1:  # every byte of each element
             addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
             span = np.repeat(span, itemsize)
             if unchanged is not None:
                 lanes = unchanged
                 unchanged = lambda: np.repeat(np.asarray(lanes(), dtype=bool), itemsize)  # noqa: E731
+        atomic = kind.startswith("atomic")
+        writes = kind in ("store", "atomic", "atomic_store")
+        self.clock += 1
+        now = self.clock
         for i in np.unique(span):
             start = int(starts[i])
+            off = (addr[span == i] - np.uint64(start)).astype(np.int64)
+            if atomic and acquire and kind != "atomic_store":
+                self._acquire(start, off, program)
             shadow = self.shadow.get(start)
             if shadow is None:
-                if kind == "load":
+                if not writes:
+                    if atomic and release and kind != "atomic_load":
+                        self._release(start, off, program, now)
                     continue
                 shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
-            off = (addr[span == i] - np.uint64(start)).astype(np.int64)
-            prev = shadow[off]
-            if kind == "atomic":
-                self._synchronise(start, off, program)
-                bad = (prev >= 0) & (prev != program)
-            else:
-                bad = (prev != UNWRITTEN) & (prev != program)
-            acquired = self.visible.get(program)
-            if acquired and bad.any():
-                bad &= ~np.isin(prev, np.fromiter(acquired, dtype=np.int32, count=len(acquired)))
+                self.when[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
+            prev, when = shadow[off], self.when[start][off]
+            owner = np.where(prev <= -3, -3 - prev, prev)
+            bad = (owner != UNWRITTEN) & (owner != program)
+            if atomic:
+                bad &= prev > UNWRITTEN  # atomics meet atomics
+            if bad.any():
+                bad[bad] = self._unseen(owner[bad], when[bad], program)
             if kind == "store" and bad.any() and unchanged is not None:
                 bad &= ~np.asarray(unchanged(), dtype=bool)[span == i]
             if bad.any():
                 other = int(prev[bad][0])
-                who = "an atomic of another program" if other == ATOMIC else f"program {other}"
-                what = "reads" if kind == "load" else "writes over"
-                raise Race(f"program {program} of a launch {what} memory that {who} of the same launch wrote, without "
-                           "atomics: on a GPU the programs run at the same time, so the result depends on their "
+                who = f"an atomic of program {-3 - other}" if other <= -3 else f"program {other}"
+                what = "reads" if kind in ("load", "atomic_load") else "writes over"
+                raise Race(f"program {program} of a launch {what} memory that {who} of the same launch wrote, with "
+                           "nothing ordering the two (an atomic released after the write and acquired before the "
+                           "access): on a GPU the programs run at the same time, so the result depends on their "
                            "timing (a race)")
-            if kind != "load":
-                shadow[off] = ATOMIC if kind == "atomic" else program
+            if writes:
+                shadow[off] = -3 - program if atomic else program
+                self.when[start][off] = now
+            if atomic and release and kind != "atomic_load":
+                self._release(start, off, program, now)
