@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - no triton
     tl = None
 
 TARGET = ("cuda", 90, 32)  # an H100-class target: what the GPU judge compiles for
+SHARED_LIMIT = 232_448     # bytes of shared memory one program may use on that target (227 KiB, sm_90)
 
 
 class KernelCheckError(Exception):
@@ -89,10 +90,12 @@ def _check(kernel, args, kwargs, checked: dict) -> tuple:
     except Exception as exc:  # noqa: BLE001 - a launch the check cannot type is not checked: refused
         return KernelCheckError(f"the launch could not be typed as Triton's launcher types it "
                                 f"({type(exc).__name__}: {exc})"), {}, None
-    if key not in checked:
-        checked[key] = _compile(jit, signature, constexprs)
-    refused, compiled = checked[key]
     options = {k: v for k, v in kwargs.items() if k not in bound.arguments}  # num_warps, ...: the interpreter's
+    launch = tuple(int(options[k]) if isinstance(options.get(k), int) else d for k, d in (("num_warps", 4),
+                                                                                          ("num_stages", 3)))
+    if key + launch not in checked:
+        checked[key + launch] = _compile(jit, signature, constexprs, launch=launch)
+    refused, compiled = checked[key + launch]
     arguments = dict(bound.arguments)
     for path, value in constexprs.items():  # a tuple entry the front end took as a constant (a stride of 1)
         if isinstance(path, tuple):         # is one in the interpreter too
@@ -176,8 +179,11 @@ def _compiling():
         runtime.interpret = before
 
 
-def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tuple:
-    """``(refusal or None, {(file, def line): what the front end compiled of it})`` for one signature."""
+def _compile(jit, signature: dict, constexprs: dict, probe: bool = False, launch: tuple = (4, 3)) -> tuple:
+    """``(refusal or None, {(file, def line): what the front end compiled of it})`` for one signature and
+    ``launch`` (num_warps, num_stages). A kernel with a ``tl.dot`` is also lowered to LLVM IR, where its shared
+    memory is known: more than the target has is a compile error on a GPU (red-team round 30: a 256x256x128 fp32
+    tile in 4 stages, 1 MiB, ran under the interpreter)."""
     from triton._C.libtriton import ir
     from triton.backends import backends
     from triton.backends.compiler import GPUTarget
@@ -194,15 +200,21 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
     try:
         target = GPUTarget(*TARGET)
         backend = backends["nvidia"].compiler(target)
-        options = backend.parse_options({})
+        options = backend.parse_options({"num_warps": launch[0], "num_stages": launch[1]})
         context = ir.context()
         ir.load_dialects(context)
         backend.load_dialects(context)
         src = ASTSource(jit, signature, constexprs)
         code_generator.CodeGenerator.visit = recording
         with _as_jit(jit.fn), _compiling():
-            src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
-                        context)
+            module = src.make_ir(target, options, backend.get_codegen_implementation(options),
+                                 backend.get_module_map(), context)
+        code_generator.CodeGenerator.visit = visit
+        shared = _shared_bytes(backend, options, module) if "tt.dot" in str(module) else 0
+        if shared > SHARED_LIMIT:
+            return KernelCheckError(f"it needs {shared:,} bytes of shared memory with num_warps={launch[0]}, "
+                                    f"num_stages={launch[1]}; one program on an sm_90 GPU has {SHARED_LIMIT:,} "
+                                    "(Triton: out of resource): use smaller tiles or fewer stages"), {}
     except Exception as exc:
         if probe:
             raise
@@ -216,6 +228,21 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False) -> tup
     finally:
         code_generator.CodeGenerator.visit = visit
     return None, recorder.result()
+
+
+def _shared_bytes(backend, options, module) -> int:
+    """The shared memory the kernel's TTIR ``module`` needs once lowered for the backend (no GPU needed)."""
+    from triton.backends.compiler import Language
+
+    stages: dict = {}
+    backend.add_stages(stages, options, Language.TRITON)
+    metadata: dict = {}
+    try:
+        for name in ("ttir", "ttgir", "llir"):
+            module = stages[name](module, metadata)
+    except Exception:  # noqa: BLE001 - a lowering this Triton cannot do here decides nothing (the GPU's may)
+        return 0
+    return int(metadata.get("shared") or 0)
 
 
 def _same_reading(fn, jit) -> None:
