@@ -90,3 +90,40 @@ def test_float_atomic_exchange_runs_under_the_interpreter(monkeypatch):
         p, v, o = torch.arange(4, dtype=dt) + 0.5, torch.full((4,), -2.25, dtype=dt), torch.empty(4, dtype=dt)
         swap[(1,)](p, v, o)
         assert p.tolist() == [-2.25] * 4 and o.tolist() == [0.5, 1.5, 2.5, 3.5]
+
+
+def test_a_shuffled_order_runs_every_program_once_and_takes_triton_scalars():
+    class Scalar:  # what a grid function computing on launch arguments gives under the interpreter
+        def __init__(self, v):
+            self.v = v
+
+        def __index__(self):
+            return self.v
+
+    dims = (Scalar(4), 3, Scalar(2))
+    try:
+        program_order(12345)
+        seen = [grid_index(x, y, z, dims) for x in range(4) for y in range(3) for z in range(2)]
+        assert sorted(seen) == [(x, y, z) for x in range(4) for y in range(3) for z in range(2)]
+        assert seen != sorted(seen)  # not the grid's order
+        assert seen == [grid_index(x, y, z, dims) for x in range(4) for y in range(3) for z in range(2)]  # same seed
+        program_order("reverse")
+        assert grid_index(0, 0, 0, dims) == (3, 2, 1)
+    finally:
+        program_order(None)
+
+
+def test_lanes_of_one_program_meet_only_across_a_barrier():
+    """A program storing a block and loading it back shifted by one lane, with no tl.debug_barrier: a race on a GPU
+    (other threads). The same lane, a scalar access, or a barrier between: no race."""
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    at = np.array([0, 4, 8, 12], dtype=np.uint64)
+    span, lanes = np.zeros(4, dtype=np.int64), np.arange(4, dtype=np.int32)
+    w = Writers()
+    w.note(at, span, starts, ends, "store", 0, itemsize=4, lanes=lanes)
+    w.note(at, span, starts, ends, "load", 0, itemsize=4, lanes=lanes)  # each lane its own element
+    w.note(at[:1], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([-1], dtype=np.int32))  # scalar
+    with pytest.raises(Race, match="another lane of the same program"):
+        w.note(at[1:], span[1:], starts, ends, "load", 0, itemsize=4, lanes=lanes[:3])
+    w.at_barrier(0)
+    w.note(at[1:], span[1:], starts, ends, "load", 0, itemsize=4, lanes=lanes[:3])

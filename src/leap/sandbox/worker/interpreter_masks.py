@@ -84,8 +84,10 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
             return
         ranges = launch.ranges()
     addr = np.asarray(ptrs, dtype=np.uint64).ravel()
+    lanes = None
     if mask is not None:
-        addr = addr[np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()]
+        on = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()
+        addr, lanes = addr[on], np.flatnonzero(on).astype(np.int32)
     if addr.size == 0:
         return
     starts, ends = ranges
@@ -96,7 +98,11 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync)
+        if np.size(ptrs) == 1:  # a scalar access: every lane's (`Writers._lanes`)
+            lanes = np.full(addr.size, -1, dtype=np.int32)
+        elif lanes is None:
+            lanes = np.arange(addr.size, dtype=np.int32)
+        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)
 
 
 @patch_once
@@ -195,5 +201,14 @@ def install() -> None:
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
     builder.create_atomic_load, builder.create_atomic_store = create_atomic_load, create_atomic_store
+    barrier = builder.create_barrier
+
+    def create_barrier(self):  # a no-op for the interpreter; for the race record, the program's lanes meet here
+        launch = _RANGES[0]
+        if launch is not None and launch.writers is not None and launch.program is not None:
+            launch.writers.at_barrier(launch.program())
+        return barrier(self)
+
+    builder.create_barrier = create_barrier
     executor._init_args_hst, executor.__call__ = _init_args_hst, __call__
     builder.set_grid_idx = set_grid_idx

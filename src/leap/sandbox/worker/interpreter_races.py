@@ -9,8 +9,9 @@ atomic) and when; a program that reads what another program of the launch wrote,
 it, gets `Race` (programs storing the same value redundantly are no race), unless the write happened before it in
 the memory model's sense: the writer released an address with an atomic after the write and the reader acquired
 that address after the release (vector clocks, transitive; round 30: only writes *before* the release count, and
-``sem="relaxed"`` or ``scope="cta"`` atomics order nothing). Atomics may meet atomics. Threads within a program are
-not modelled. Bytes, not elements: a wide store read back in narrower pieces (an int64 written, its upper int32
+``sem="relaxed"`` or ``scope="cta"`` atomics order nothing). Atomics may meet atomics. Within a program, a plain
+load of bytes the program stored since its last ``tl.debug_barrier`` from another lane (position in the block) is
+a race too: on a GPU those lanes are other threads (round 30). Bytes, not elements: a wide store read back in narrower pieces (an int64 written, its upper int32
 read) is seen too.
 
 What one serial order cannot show (a program reading what another overwrites later, carries through atomics
@@ -42,13 +43,14 @@ def grid_index(x: int, y: int, z: int, dims: tuple) -> tuple[int, int, int]:
     order = _ORDER[0]
     if order is None:
         return x, y, z
+    dims = tuple(int(d) for d in dims)  # a grid function may give Triton scalars
     if order == "reverse":
         return dims[0] - 1 - x, dims[1] - 1 - y, dims[2] - 1 - z
-    key = (order, tuple(dims))
+    key = (order, dims)
     perm = _PERMS.get(key)
     if perm is None:
-        perm = _PERMS[key] = np.random.default_rng([int(order) & 0xFFFFFFFF, *map(int, dims)]).permutation(
-            int(dims[0]) * int(dims[1]) * int(dims[2]))
+        perm = _PERMS[key] = np.random.default_rng([int(order) & 0xFFFFFFFF, *dims]).permutation(
+            dims[0] * dims[1] * dims[2])
     k = int(perm[(x * dims[1] + y) * dims[2] + z])
     yz = dims[1] * dims[2]
     return k // yz, (k % yz) // dims[2], k % dims[2]
@@ -68,6 +70,13 @@ class Writers:
         self.clock = 0
         self.released: dict[tuple[int, int], dict[int, int]] = {}  # atomic address -> program -> clock released
         self.acquired: dict[int, dict[int, int]] = {}  # program -> program -> clock up to which its writes are seen
+        self.lane: dict[int, np.ndarray] = {}  # per written byte: the lane (position in its block) that stored it
+        self.barrier: dict[int, int] = {}  # program -> clock of its last tl.debug_barrier
+
+    def at_barrier(self, program: int) -> None:
+        """``tl.debug_barrier`` in ``program``: its lanes see each other's stores from here on."""
+        self.clock += 1
+        self.barrier[program] = self.clock
 
     def _acquire(self, start: int, off: np.ndarray, program: int) -> None:
         seen = self.acquired.setdefault(program, {})
@@ -95,18 +104,20 @@ class Writers:
         return when > upto[inv]
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
-             program: int, unchanged=None, itemsize: int = 1, acquire: bool = True, release: bool = True) -> None:
+             program: int, unchanged=None, itemsize: int = 1, acquire: bool = True, release: bool = True,
+             lanes: np.ndarray | None = None) -> None:
         """Record ``kind`` by ``program`` on the ``itemsize`` bytes at each of ``addr`` (in the spans ``span``
         index): "load", "store", "atomic" (a read-modify-write), "atomic_load" or "atomic_store"; an atomic's
         ``acquire``/``release`` follow its ``sem`` and ``scope``. Raise `Race` where another program's write was not
         made visible first. ``unchanged`` (stores): a callable giving, per address, whether the store writes the
-        value already there: programs writing the same value are no race."""
+        value already there: programs writing the same value are no race. ``lanes``: each address's position in its block (plain loads and stores)."""
         if itemsize > 1:  # every byte of each element
             addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
             span = np.repeat(span, itemsize)
+            lanes = None if lanes is None else np.repeat(lanes, itemsize)
             if unchanged is not None:
-                lanes = unchanged
-                unchanged = lambda: np.repeat(np.asarray(lanes(), dtype=bool), itemsize)  # noqa: E731
+                per_lane = unchanged
+                unchanged = lambda: np.repeat(np.asarray(per_lane(), dtype=bool), itemsize)  # noqa: E731
         atomic = kind.startswith("atomic")
         writes = kind in ("store", "atomic", "atomic_store")
         self.clock += 1
@@ -124,7 +135,10 @@ class Writers:
                     continue
                 shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
                 self.when[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
+                self.lane[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
             prev, when = shadow[off], self.when[start][off]
+            if kind == "load" and lanes is not None:
+                self._lanes(prev == program, when, self.lane[start][off], lanes[span == i], program)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
             if atomic:
@@ -144,5 +158,16 @@ class Writers:
             if writes:
                 shadow[off] = -3 - program if atomic else program
                 self.when[start][off] = now
+                if lanes is not None and not atomic:
+                    self.lane[start][off] = lanes[span == i]
             if atomic and release and kind != "atomic_load":
                 self._release(start, off, program, now)
+
+    def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int) -> None:
+        """Raise `Race` where ``program`` loads, in another lane, a byte it stored since its last barrier (a scalar
+        access, lane -1, is every lane's: Triton replicates scalars across a program's threads)."""
+        bad = own & (when > self.barrier.get(program, 0)) & (stored_by != lanes) & (stored_by >= 0) & (lanes >= 0)
+        if bad.any():
+            raise Race(f"program {program} loads memory that another lane of the same program stored, with no "
+                       "tl.debug_barrier between: on a GPU the lanes are other threads, so the load may not see the "
+                       "store (a race within a program)")
