@@ -127,7 +127,10 @@ chain_a() {
   [ -f "$W/ck_in/rl_leap/state.json" ] && init=("model.init_from=$W/ck_in/rl_leap")  # RL continued from a lease
   touch "$W/out/sft.done"
   # shellcheck disable=SC2086
+  # time_budget_s: the trainer stops after the last step that ends in time (2026-12-05: the stage's kill cut a
+  # 200 s step short and its GPU time was lost); 60 s of the stage are the model's load and the sandbox's start
   stage rl_leap "$RL_S" leap train --config configs/qwen15b_h200.yaml "model.path=$M" "${init[@]}" "steps=$RL_STEPS" \
+    "time_budget_s=$((RL_S - 60))" \
     "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
     logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10

@@ -85,3 +85,22 @@ def test_status_line_format():
             for i, (s, r) in enumerate([("ok", 1.0), ("incorrect", 0.0), ("incorrect", 0.0), ("timeout", 0.0)])]
     line = status_line(3, rows, {"generate": 20.12, "sandbox": 5.2, "train": 3.0})
     assert line == "step 3: 4 samples  ok 1  incorrect 2  timeout 1  reward 0.25  gen 20.1s sandbox 5.2s train 3.0s"
+
+
+def test_a_time_budget_stops_before_a_step_that_would_not_finish(tmp_path, fenced):
+    """The first step always runs; the next one only if, as long as the longest so far, it ends in the budget.
+    The run ends with a checkpoint of the last finished step."""
+    import time
+
+    assert loop.step_fits(0.0, 0.0, 10.0) and loop.step_fits(5.0, 4.0, None)
+    assert loop.step_fits(6.0, 4.0, 10.0) and not loop.step_fits(6.1, 4.0, 10.0)
+
+    def slow(pairs):
+        time.sleep(0.6)  # every step's sandbox takes 0.6 s: a 1 s budget holds one step, never two
+        return alternating(pairs)
+
+    cfg = _cfg(tmp_path, "steps=5", "time_budget_s=1.0", "checkpoint.every=0")
+    out = loop.train(cfg, verifier=slow)
+    assert out["step"] == 1 and out["out_of_time"] and not out["stopped"]
+    assert (tmp_path / "ck" / "step-1").exists()
+    assert loop.train(_cfg(tmp_path / "b", "steps=2"), verifier=alternating)["out_of_time"] is False

@@ -255,6 +255,9 @@ class TrainConfig(_Strict):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     sft: SFTConfig = Field(default_factory=SFTConfig)
     steps: int = Field(100, ge=0, description="training steps")
+    time_budget_s: float | None = Field(None, gt=0, description="stop (with a checkpoint) before a step that would "
+                                        "end past this many seconds from the first step's start, judged by the "
+                                        "longest step so far (a GPU lease's time is spent on steps that finish)")
     seed: int = Field(0, description='seed of sampling, data order and initialisation')
     device: Literal["auto", "cpu", "cuda"] = Field("auto",
         description='where the policy trains (auto = cuda when available)')

@@ -108,6 +108,11 @@ def _report_samples(cfg: TrainConfig, step: int, groups, timing: dict) -> None:
         print(status_line(step, rows, timing), flush=True)
 
 
+def step_fits(elapsed: float, longest: float, budget: float | None) -> bool:
+    """Whether one more step (as long as the longest so far) ends within ``budget`` seconds (None: no budget)."""
+    return budget is None or elapsed + longest <= budget
+
+
 def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None = None,
           verifier=None, policy: PolicyModel | None = None, tasks: list[Task] | None = None,
           sampler: Policy | None = None, prompt_fn: PromptFn | None = None,
@@ -159,9 +164,13 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
     def stopping() -> bool:  # any process signalled -> all stop at the same step
         return dist.any(stop.requested, device)
 
+    began, longest, out_of_time = time.perf_counter(), 0.0, False
     try:
         with Rollouts(policy, cfg, verifier=verifier, sampler=sampler, prompt_fn=prompt_fn) as rollouts:
             while step < cfg.steps and not stopping():
+                if dist.any(not step_fits(time.perf_counter() - began, longest, cfg.time_budget_s), device):
+                    out_of_time = True
+                    break
                 t0 = time.perf_counter()
                 bar.stage(f"step {step + 1}: rollouts (generation + sandbox)")
                 groups, timing = rollouts.collect(data.tasks_for_step(step), step=step)
@@ -178,6 +187,7 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
                            "dcp/evals_all": dcp.evals_all, "dcp/total_evals_saved": dcp_total.evals_saved,
                            **{f"time/{k}": v for k, v in timing.items()},
                            "time/rollout": t1 - t0, "time/train": t2 - t1, "time/step": t2 - t0}
+                longest = max(longest, t2 - t0)
                 metrics = dist.gather_metrics({**metrics, "step/groups": len(groups)})
                 if dist.enabled:  # ranks must hold identical weights after every step
                     metrics["dist/param_checksum_spread"] = dist.checksum_spread(params, device)
@@ -195,5 +205,5 @@ def train(cfg: TrainConfig, *, resume: str | None = None, stop: StopFlag | None 
     finally:
         bar.close()
         logger.close()
-    return {"step": step, "stopped": stop.requested, "signal": stop.signal_name,
+    return {"step": step, "stopped": stop.requested, "signal": stop.signal_name, "out_of_time": out_of_time,
             "dcp": dcp_total.as_dict(), **{k: v for k, v in metrics.items() if not isinstance(v, dict)}}
