@@ -10,7 +10,8 @@
 #   bash scripts/gpu_lease.sh sandbox    # instead of start: the sandbox chain alone, quiet GPU (carry .whl)
 #   bash scripts/gpu_lease.sh bigwhl     # carry .bigwhl: parts of a wheel over one call's 64 MiB (ray), see bigwhl()
 #   bash scripts/gpu_lease.sh learn      # instead of start: issue 13's SFT -> RL -> evals alone (carry .whl .sftdata
-#                                        # [.ckpt_in]), then the `piece` calls; see learn) below
+#                                        # [.ckpt_in]), then the `piece` calls; see learn) below; LEARN_SFT=0: RL from
+#                                        # the base model, evaluated beside the RL policy after the RL
 #   bash scripts/gpu_lease.sh kb         # instead of start: a lease for the KernelBench chain alone (carry .whl .kb)
 #   LEASE_MODEL=qwen2.5-coder-0.5b-instruct bash scripts/gpu_lease.sh loaded  # carry .whl; then `piece` calls:
 #                                        # the sandbox chain (every gpu test, audit) while the real model's
@@ -212,7 +213,7 @@ progress() {
 save_env() {  # the lease's settings, for its later calls (piece, wait: each a fresh shell)
   mkdir -p "$W"
   local v
-  for v in LEASE_MODEL LEARN RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S EVAL_TURNS SFT_S SFT_EPOCHS; do
+  for v in LEASE_MODEL LEARN LEARN_SFT RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S EVAL_TURNS SFT_S SFT_EPOCHS; do
     [ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
   done > "$W/lease.env"
   true

@@ -116,6 +116,8 @@ chain_a() {
   if [ -f "$W/ck_in/sft/state.json" ]; then
     log "SFT checkpoint carried in: no SFT here"; mkdir -p "$W/ck" && cp -r "$W/ck_in/sft" "$W/ck/sft_in"
     init=("model.init_from=$W/ck/sft_in")
+  elif [ "${LEARN_SFT:-1}" = 0 ]; then  # 2026-12-05: the template-SFT'd 1.5B did worse on eval than the base
+    log "LEARN_SFT=0: RL starts from the base model"
   elif [ -s "$sft" ]; then
     stage sft "$SFT_S" leap sft --config configs/qwen15b_h200.yaml --data "$sft" "model.path=$M" "sft.epochs=${SFT_EPOCHS:-1}" \
       sft.max_length=3072 optim.lr=1e-4 optim.micro_batch_size=8 optim.grad_accumulation=2 optim.warmup_steps=3 \
@@ -126,21 +128,24 @@ chain_a() {
   [ -f "$W/ck/sft/latest" ] && init=("model.init_from=$W/ck/sft")
   [ -f "$W/ck_in/rl_leap/state.json" ] && init=("model.init_from=$W/ck_in/rl_leap")  # RL continued from a lease
   touch "$W/out/sft.done"
-  # shellcheck disable=SC2086
   # time_budget_s: the trainer stops after the last step that ends in time (2026-12-05: the stage's kill cut a
   # 200 s step short and its GPU time was lost); 60 s of the stage are the model's load and the sandbox's start
+  # shellcheck disable=SC2086
   stage rl_leap "$RL_S" leap train --config configs/qwen15b_h200.yaml "model.path=$M" "${init[@]}" "steps=$RL_STEPS" \
     "time_budget_s=$((RL_S - 60))" \
     "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
     logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10
-  if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then  # after RL, not beside it: side by side (2026-12-05) the
-    eval_stage eval_sft --checkpoint "$W/ck/sft"          # eval never finished and RL steps took 210 s, not ~130
+  local before=eval_sft  # what the RL started from, evaluated after the RL, not beside it (side by side on
+  if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then  # 2026-12-05 the eval never finished, RL steps took 210 s)
+    eval_stage eval_sft --checkpoint "$W/ck/sft"
+  elif [ "$LEARN" = 1 ] && [ ${#init[@]} -eq 0 ]; then
+    before=eval_base; eval_stage eval_base
   fi
   [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
   wait_for "$W/out/B.done" 300  # the eval after SFT (chain B) may still run
-  [ -s "$W/out/eval_sft/results.jsonl" ] && [ -s "$W/out/eval_rl/results.jsonl" ] && stage compare 120 \
-    leap compare "$W/out/eval_sft" "$W/out/eval_rl" --out "$W/out/compare_sft_rl"
+  [ -s "$W/out/$before/results.jsonl" ] && [ -s "$W/out/eval_rl/results.jsonl" ] && stage compare 120 \
+    leap compare "$W/out/$before" "$W/out/eval_rl" --out "$W/out/compare_${before#eval_}_rl"
   touch "$W/out/A.done"
 }
 
