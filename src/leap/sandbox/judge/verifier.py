@@ -44,7 +44,8 @@ NEEDS_GPU_MARKERS = ("torch not compiled with cuda", "found no nvidia driver", "
 # where those errors start (`needs_gpu_error`): torch's CUDA initialisation, Triton's driver lookup (an autotuner
 # or a benchmark with no GPU), the interpreter's libdevice stand-ins
 NEEDS_GPU_ORIGINS = ("/torch/cuda/", "/triton/runtime/driver.py", "/triton/backends/", "/triton/runtime/interpreter.py",
-                     "/leap/sandbox/worker/interpreter_libdevice.py")
+                     "/leap/sandbox/worker/interpreter_libdevice.py",
+                     "/leap/sandbox/worker/interpreter_masks.py")  # a pointer read from tensor data
 NEEDS_GPU_TRITON = ("Running this solution needs a CUDA GPU (it uses CUDA tensors, autotuning or a libdevice "
                     "function the CPU interpreter cannot run): {why}. It was not judged here.")
 NEEDS_GPU_TASK = "This task needs a CUDA GPU (its inputs or model are made on a CUDA device: {why}); none is " \

@@ -95,6 +95,9 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
     ok = (at >= 0) & (addr + np.uint64(itemsize) <= ends[np.maximum(at, 0)]) if starts.size else np.zeros(addr.shape, bool)
     if not ok.all():
         bad = int(addr[~ok][0])
+        if _in_live_tensor(bad, itemsize):  # Triton's grouped-GEMM pattern: right on a GPU, unjudgeable here
+            raise OutOfBounds("following a pointer read from tensor data (an address inside a live tensor that is "
+                              "not an argument of this launch) is not available in Triton's CPU interpreter checks")
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
@@ -103,6 +106,24 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         elif lanes is None:
             lanes = np.arange(addr.size, dtype=np.int32)
         launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)
+
+
+def _in_live_tensor(addr: int, size: int) -> bool:
+    """Whether ``addr`` lies in the storage of a live CPU tensor (found only after an access failed the bounds)."""
+    import gc
+
+    import torch
+
+    for obj in gc.get_objects():
+        if isinstance(obj, torch.Tensor) and obj.device.type == "cpu":
+            try:
+                st = obj.untyped_storage()
+                start, n = st.data_ptr(), st.nbytes()
+            except Exception:  # noqa: BLE001 - a tensor without storage (meta, sparse)
+                continue
+            if start <= addr and addr + size <= start + n:
+                return True
+    return False
 
 
 @patch_once
