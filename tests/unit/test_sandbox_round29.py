@@ -115,15 +115,56 @@ def test_a_shuffled_order_runs_every_program_once_and_takes_triton_scalars():
 
 def test_lanes_of_one_program_meet_only_across_a_barrier():
     """A program storing a block and loading it back shifted by one lane, with no tl.debug_barrier: a race on a GPU
-    (other threads). The same lane, a scalar access, or a barrier between: no race."""
+    (other threads). The same lane (a scalar is lane 0) or a barrier between: no race."""
     starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
     at = np.array([0, 4, 8, 12], dtype=np.uint64)
     span, lanes = np.zeros(4, dtype=np.int64), np.arange(4, dtype=np.int32)
     w = Writers()
     w.note(at, span, starts, ends, "store", 0, itemsize=4, lanes=lanes)
     w.note(at, span, starts, ends, "load", 0, itemsize=4, lanes=lanes)  # each lane its own element
-    w.note(at[:1], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([-1], dtype=np.int32))  # scalar
+    w.note(at[:1], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([0], dtype=np.int32))  # scalar
+    with pytest.raises(Race):  # a scalar (one thread, lane 0) reading what lane 2 stored
+        w.note(at[2:3], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([0], dtype=np.int32))
     with pytest.raises(Race, match="another lane of the same program"):
         w.note(at[1:], span[1:], starts, ends, "load", 0, itemsize=4, lanes=lanes[:3])
     w.at_barrier(0)
     w.note(at[1:], span[1:], starts, ends, "load", 0, itemsize=4, lanes=lanes[:3])
+
+
+def test_float_to_int_converts_as_a_gpu_does(monkeypatch):
+    """Toward zero, saturating at the type's range, NaN to 0 (numpy's cast gave INT_MIN: red-team round 31)."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    torch = pytest.importorskip("torch")
+    triton = pytest.importorskip("triton")
+    import triton.language as tl
+
+    from leap.sandbox.worker import interpreter_bf16
+
+    assert interpreter_bf16.install()
+
+    @triton.jit
+    def cvt(x, o, u):
+        i = tl.arange(0, 8)
+        v = tl.load(x + i)
+        tl.store(o + i, v.to(tl.int32))
+        tl.store(u + i, v.to(tl.uint8))
+
+    x = torch.tensor([1.7, -2.9, float("nan"), 3e9, -3e9, 300.0, -5.0, 0.5])
+    o, u = torch.empty(8, dtype=torch.int32), torch.empty(8, dtype=torch.uint8)
+    cvt[(1,)](x, o, u)
+    assert o.tolist() == [1, -2, 0, 2**31 - 1, -(2**31), 300, -5, 0]
+    assert u.tolist() == [1, 0, 0, 255, 0, 255, 0, 0]
+
+
+def test_lanes_on_one_address_follow_the_program_order():
+    from leap.sandbox.worker.interpreter_races import lane_permutation
+
+    try:
+        assert lane_permutation(4) is None  # the grid's order: lanes in index order
+        program_order("reverse")
+        assert lane_permutation(4).tolist() == [3, 2, 1, 0]
+        program_order(99)
+        p = lane_permutation(16)
+        assert sorted(p.tolist()) == list(range(16)) and p.tolist() != list(range(16))
+    finally:
+        program_order(None)

@@ -330,9 +330,9 @@ def judge_outputs(task: Task, prep: Prepared, result: dict, private_dir: str, co
 def _rerun_feedback(rec: dict) -> str:
     """Why a trial's re-run disqualifies: a poison-dependent output, or (interpreter) one that follows program order."""
     if rec.get("reordered") and rec.get("nondeterministic") is True:
-        return ("Outputs differ when the programs of each launch run in another order, and are then wrong: on a GPU "
-                "the programs run at the same time, so the kernel's result depends on their timing (a race between "
-                "programs through global memory).")
+        return ("Outputs differ when the programs of each launch run in another order (and the lanes of an atomic on "
+                "one address, or of a can_reorder reshape, come in another order), and are then wrong: on a GPU that "
+                "order is not fixed, so the kernel's result depends on timing (a race).")
     return ("Outputs differ between two runs on the same inputs: the kernel reads memory it did not write "
             "(uninitialised or out-of-bounds).")
 

@@ -153,6 +153,20 @@ def _patch_dot_and_casts(interp, builder, bf16, is_bf16, widen, handle) -> None:
 
     builder.create_dot, builder.cast_impl, builder.create_fp_to_fp = create_dot, cast_impl, create_fp_to_fp
 
+    def fp_to_int(self, src, dst_type):
+        """Float to integer as a GPU converts (``cvt.rzi``): toward zero, saturating, NaN to 0 (numpy gave INT_MIN
+        for NaN and out-of-range values: red-team round 31)."""
+        wide = src if src.dtype.scalar in (tl.float32, tl.float64) else cast_impl(self, src, tl.float32)
+        vals = np.asarray(wide.data, dtype=np.float64)
+        kind = np.dtype(np_dtype(dst_type))
+        info = np.iinfo(kind)
+        hi, lo = vals >= float(info.max), vals <= float(info.min)
+        out = np.where(np.isnan(vals) | hi | lo, 0.0, np.trunc(vals)).astype(kind)
+        out[hi], out[lo] = info.max, info.min
+        return handle(out, dst_type.scalar)
+
+    builder.create_fp_to_si = builder.create_fp_to_ui = fp_to_int
+
 
 def _patch_reductions(interp, bf16, widen, handle) -> None:
     """``tl.sum`` / ``tl.min`` / ``tl.max`` / ``tl.cumsum`` / ``tl.cumprod`` over bf16 blocks: on the float32

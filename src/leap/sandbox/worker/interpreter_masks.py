@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
-from leap.sandbox.worker.interpreter_races import Writers, grid_index
+from leap.sandbox.worker.interpreter_races import Writers, grid_index, lane_permutation
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
@@ -93,6 +93,10 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
     starts, ends = ranges
     at = np.searchsorted(starts, addr, side="right").astype(np.int64) - 1
     ok = (at >= 0) & (addr + np.uint64(itemsize) <= ends[np.maximum(at, 0)]) if starts.size else np.zeros(addr.shape, bool)
+    if itemsize in (2, 4, 8, 16) and (addr % np.uint64(itemsize)).any():
+        bad = int(addr[(addr % np.uint64(itemsize)) != 0][0])
+        raise OutOfBounds(f"a kernel accessed {itemsize}-byte elements at {bad:#x}, an address not a multiple of "
+                          f"{itemsize} (on a GPU: a misaligned address error)")
     if not ok.all():
         bad = int(addr[~ok][0])
         if _in_live_tensor(bad, itemsize):  # Triton's grouped-GEMM pattern: right on a GPU, unjudgeable here
@@ -101,8 +105,8 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        if np.size(ptrs) == 1:  # a scalar access: every lane's (`Writers._lanes`)
-            lanes = np.full(addr.size, -1, dtype=np.int32)
+        if np.size(ptrs) == 1:  # a scalar access: one thread's (lane 0)
+            lanes = np.zeros(addr.size, dtype=np.int32)
         elif lanes is None:
             lanes = np.arange(addr.size, dtype=np.int32)
         launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)
@@ -178,8 +182,7 @@ def install() -> None:
     xchg = interp._ir.ATOMIC_OP.XCHG
     as_int = {np.dtype(np.float32): (np.int32, tl.int32), np.dtype(np.float64): (np.int64, tl.int64)}
 
-    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
-        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope))
+    def native_rmw(self, op, ptr, val, mask, sem, scope):
         data = getattr(val, "data", None)
         if op == xchg and isinstance(data, np.ndarray) and data.dtype in as_int:
             # a float exchange moves bits; the interpreter's native op takes only integers ("Unsupported data
@@ -188,6 +191,22 @@ def install() -> None:
             old = rmw(self, op, ptr, handle(data.view(ints), ity), mask, sem, scope)
             return handle(np.asarray(old.data).view(data.dtype), val.dtype)
         return rmw(self, op, ptr, val, mask, sem, scope)
+
+    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope))
+        addr = np.asarray(ptr.data)
+        perm = lane_permutation(addr.size) if np.unique(addr).size < addr.size else None
+        if perm is None:
+            return native_rmw(self, op, ptr, val, mask, sem, scope)
+
+        def lanes(h):  # the lanes sharing an address are served in the permuted order (`lane_permutation`)
+            return None if h is None else handle(np.broadcast_to(np.asarray(h.data), addr.shape).reshape(-1)[perm],
+                                                 h.dtype.scalar)
+
+        old = native_rmw(self, op, lanes(ptr), lanes(val), lanes(mask), sem, scope)
+        back = np.empty_like(np.asarray(old.data))
+        back[perm] = np.asarray(old.data)
+        return handle(back.reshape(addr.shape), old.dtype.scalar)
 
     def create_atomic_cas(self, ptr, cmp, val, sem, scope):
         check_bounds(ptr.data, None, size(ptr), kind="atomic", sync=sync(sem, scope))
@@ -222,6 +241,14 @@ def install() -> None:
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas
     builder.create_atomic_load, builder.create_atomic_store = create_atomic_load, create_atomic_store
+
+    def create_reshape(self, arg, shape, allow_reorder):  # ``can_reorder``: an order Triton leaves open
+        data = np.asarray(arg.data)
+        perm = lane_permutation(data.size) if allow_reorder else None
+        flat = data.reshape(-1) if perm is None else data.reshape(-1)[perm]
+        return handle(flat.reshape(shape), arg.dtype.scalar)
+
+    builder.create_reshape = create_reshape
     barrier = builder.create_barrier
 
     def create_barrier(self):  # a no-op for the interpreter; for the race record, the program's lanes meet here

@@ -56,6 +56,18 @@ def grid_index(x: int, y: int, z: int, dims: tuple) -> tuple[int, int, int]:
     return k // yz, (k % yz) // dims[2], k % dims[2]
 
 
+def lane_permutation(n: int) -> np.ndarray | None:
+    """The order in which the lanes of one access are served (an atomic's lanes on one address, a ``can_reorder``
+    reshape's elements), which Triton leaves open: the given order in the grid's order, else reversed or shuffled
+    with the programs (round 31: a vector atomic's old values formed an exact prefix sum in index order)."""
+    order = _ORDER[0]
+    if order is None or n < 2:
+        return None
+    if order == "reverse":
+        return np.arange(n)[::-1]
+    return np.random.default_rng([int(order) & 0xFFFFFFFF, n, 7]).permutation(n)
+
+
 class Race(RuntimeError):
     """Two programs of one launch meeting in global memory without atomics."""
 
@@ -110,7 +122,9 @@ class Writers:
         index): "load", "store", "atomic" (a read-modify-write), "atomic_load" or "atomic_store"; an atomic's
         ``acquire``/``release`` follow its ``sem`` and ``scope``. Raise `Race` where another program's write was not
         made visible first. ``unchanged`` (stores): a callable giving, per address, whether the store writes the
-        value already there: programs writing the same value are no race. ``lanes``: each address's position in its block (plain loads and stores)."""
+        value already there: programs writing the same value are no race. ``lanes``: each address's position in
+        its block (a scalar access is lane 0: one thread on a GPU). A scalar atomic ends as a barrier for the program
+        (Triton broadcasts its result to the program's threads through a barrier)."""
         if itemsize > 1:  # every byte of each element
             addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
             span = np.repeat(span, itemsize)
@@ -137,8 +151,9 @@ class Writers:
                 self.when[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
                 self.lane[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
             prev, when = shadow[off], self.when[start][off]
-            if kind == "load" and lanes is not None:
-                self._lanes(prev == program, when, self.lane[start][off], lanes[span == i], program)
+            if kind != "store" and kind != "atomic_store" and lanes is not None:  # reads: loads and atomics
+                self._lanes((prev == program) | (prev == -3 - program), when, self.lane[start][off], lanes[span == i],
+                            program)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
             if atomic:
@@ -158,16 +173,17 @@ class Writers:
             if writes:
                 shadow[off] = -3 - program if atomic else program
                 self.when[start][off] = now
-                if lanes is not None and not atomic:
+                if lanes is not None:
                     self.lane[start][off] = lanes[span == i]
             if atomic and release and kind != "atomic_load":
                 self._release(start, off, program, now)
+        if atomic and lanes is not None and lanes.size and not lanes.any() and np.unique(addr).size <= itemsize:
+            self.at_barrier(program)  # a scalar atomic (one address, lane 0)
 
     def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int) -> None:
-        """Raise `Race` where ``program`` loads, in another lane, a byte it stored since its last barrier (a scalar
-        access, lane -1, is every lane's: Triton replicates scalars across a program's threads)."""
-        bad = own & (when > self.barrier.get(program, 0)) & (stored_by != lanes) & (stored_by >= 0) & (lanes >= 0)
+        """Raise `Race` where ``program`` reads, in another lane, a byte it wrote since its last barrier."""
+        bad = own & (when > self.barrier.get(program, 0)) & (stored_by != lanes)
         if bad.any():
-            raise Race(f"program {program} loads memory that another lane of the same program stored, with no "
+            raise Race(f"program {program} reads memory that another lane of the same program wrote, with no "
                        "tl.debug_barrier between: on a GPU the lanes are other threads, so the load may not see the "
                        "store (a race within a program)")

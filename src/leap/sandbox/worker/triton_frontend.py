@@ -93,6 +93,9 @@ def _check(kernel, args, kwargs, checked: dict) -> tuple:
     options = {k: v for k, v in kwargs.items() if k not in bound.arguments}  # num_warps, ...: the interpreter's
     launch = tuple(int(options[k]) if isinstance(options.get(k), int) else d for k, d in (("num_warps", 4),
                                                                                           ("num_stages", 3)))
+    if launch[0] > 32 or launch[0] < 1 or launch[0] & (launch[0] - 1):
+        return KernelCheckError(f"num_warps={launch[0]}: a GPU program has a power of two of at most 32 warps "
+                                "(1,024 threads)"), {}, None
     ones = frozenset(k for k, v in bound.arguments.items() if type(v) is int and v == 1)  # noqa: E721 - not bool
     spec = key + launch + tuple(sorted(ones))
     if spec not in checked:
