@@ -168,3 +168,14 @@ def test_lanes_on_one_address_follow_the_program_order():
         assert sorted(p.tolist()) == list(range(16)) and p.tolist() != list(range(16))
     finally:
         program_order(None)
+
+
+def test_one_store_writing_two_values_to_one_address_is_a_race():
+    from leap.sandbox.worker.interpreter_masks import _one_value_per_address
+
+    ptrs = np.array([8, 8, 16, 24], dtype=np.uint64)
+    _one_value_per_address(ptrs, np.array([1.0, 1.0, 2.0, 3.0]), None)  # the same value twice: defined
+    _one_value_per_address(ptrs, np.array([1.0, 5.0, 2.0, 3.0]), np.array([True, False, True, True]))  # masked off
+    _one_value_per_address(ptrs[:1], np.array(4.0), None)  # a scalar
+    with pytest.raises(Race, match="different values to the same address"):
+        _one_value_per_address(ptrs, np.array([1.0, 5.0, 2.0, 3.0]), None)

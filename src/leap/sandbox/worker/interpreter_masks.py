@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
-from leap.sandbox.worker.interpreter_races import Writers, grid_index, lane_permutation
+from leap.sandbox.worker.interpreter_races import Race, Writers, grid_index, lane_permutation
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
@@ -112,6 +112,27 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)
 
 
+def _one_value_per_address(ptrs, value, mask) -> None:
+    """Raise `Race` when lanes of one store write different values to one address: on a GPU the lanes are threads
+    and which one lands is not defined (the interpreter let the last lane win: red-team round 31)."""
+    addr = np.asarray(ptrs).ravel()
+    if addr.size < 2:
+        return
+    vals = np.broadcast_to(np.asarray(value), np.shape(ptrs)).ravel()
+    if mask is not None:
+        on = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()
+        addr, vals = addr[on], vals[on]
+    if addr.size < 2 or np.unique(addr).size == addr.size:
+        return
+    order = np.argsort(addr, kind="stable")
+    a, v = addr[order], vals[order]
+    same = a[1:] == a[:-1]
+    differ = (v[1:] != v[:-1]) & ~(np.isnan(v[1:]) & np.isnan(v[:-1])) if v.dtype.kind == "f" else v[1:] != v[:-1]
+    if (same & differ).any():
+        raise Race("lanes of one store write different values to the same address: on a GPU they are threads and "
+                   "which value lands is not defined (a race within a program)")
+
+
 def _in_live_tensor(addr: int, size: int) -> bool:
     """Whether ``addr`` lies in the storage of a live CPU tensor (found only after an access failed the bounds)."""
     import gc
@@ -177,7 +198,9 @@ def install() -> None:
             same = np.broadcast_to(held == np.asarray(value.data), np.shape(ptrs.data)).ravel()
             return same if on is None else same[np.broadcast_to(np.asarray(on.data, bool), np.shape(ptrs.data)).ravel()]
 
-        return store(self, ptrs, value, checked(ptrs, mask, "store", unchanged), *args, **kwargs)
+        on = checked(ptrs, mask, "store", unchanged)
+        _one_value_per_address(ptrs.data, value.data, None if on is None else on.data)
+        return store(self, ptrs, value, on, *args, **kwargs)
 
     xchg = interp._ir.ATOMIC_OP.XCHG
     as_int = {np.dtype(np.float32): (np.int32, tl.int32), np.dtype(np.float64): (np.int64, tl.int64)}
