@@ -18,7 +18,9 @@ def test_accesses_must_fall_inside_a_tensor_argument():
     check_bounds(np.array([base, base + 28], dtype=np.uint64), None, 4, ranges)  # first and last float
     check_bounds(np.array([y.data_ptr() + 24], dtype=np.uint64), None, 8, ranges)
     with pytest.raises(OutOfBounds, match="outside every tensor argument"):
-        check_bounds(np.array([base + 29], dtype=np.uint64), None, 4, ranges)  # straddles the end
+        check_bounds(np.array([base + 32], dtype=np.uint64), None, 4, ranges)  # just past the end
+    with pytest.raises(OutOfBounds, match="not a multiple of 4"):
+        check_bounds(np.array([base + 29], dtype=np.uint64), None, 4, ranges)  # misaligned (and straddling the end)
     with pytest.raises(OutOfBounds):
         check_bounds(np.array([id(object())], dtype=np.uint64), None, 4, ranges)  # a Python object
     # masked-off lanes may point anywhere (the usual tail of a block)
