@@ -190,9 +190,6 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False, launch
     ``launch`` (num_warps, num_stages). A kernel with a ``tl.dot`` is also lowered to LLVM IR, where its shared
     memory is known: more than the target has is a compile error on a GPU (red-team round 30: a 256x256x128 fp32
     tile in 4 stages, 1 MiB, ran under the interpreter)."""
-    from triton._C.libtriton import ir
-    from triton.backends import backends
-    from triton.backends.compiler import GPUTarget
     from triton.compiler import code_generator
     from triton.compiler.compiler import ASTSource
     from triton.compiler.errors import CompilationError
@@ -204,19 +201,17 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False, launch
         return recorder.visit(self, node, visit)
 
     try:
-        target = GPUTarget(*TARGET)
-        backend = backends["nvidia"].compiler(target)
-        options = backend.parse_options({"num_warps": launch[0], "num_stages": launch[1]})
-        context = ir.context()
-        ir.load_dialects(context)
-        backend.load_dialects(context)
         src = ASTSource(jit, signature, constexprs)
         code_generator.CodeGenerator.visit = recording
         with _as_jit(jit.fn), _compiling():
-            module = src.make_ir(target, options, backend.get_codegen_implementation(options),
-                                 backend.get_module_map(), context)
+            module, *_held = _ttir(src, launch)
         code_generator.CodeGenerator.visit = visit
-        shared = _shared_bytes(jit, signature, constexprs, launch, ones) if "tt.dot" in str(module) else 0
+        text = str(module)
+        shared = 0
+        if "tt.dot" in text:  # as compiled here first; 16-bit operands again with a full-size launch's hints
+            shared = _shared_bytes(jit, signature, constexprs, launch, ones, hints=False)
+            if shared <= SHARED_LIMIT and "f16" in text:
+                shared = _shared_bytes(jit, signature, constexprs, launch, ones, hints=True)
         if shared > SHARED_LIMIT:
             return KernelCheckError(f"it needs {shared:,} bytes of shared memory with num_warps={launch[0]}, "
                                     f"num_stages={launch[1]}; one program on an sm_90 GPU has {SHARED_LIMIT:,} "
@@ -236,33 +231,43 @@ def _compile(jit, signature: dict, constexprs: dict, probe: bool = False, launch
     return None, recorder.result()
 
 
-def _shared_bytes(jit, signature: dict, constexprs: dict, launch: tuple, ones: frozenset) -> int:
-    """The shared memory the kernel needs once lowered for the target (no GPU needed), specialised as a GPU launch
-    at the task's full sizes specialises it: integer arguments equal to 1 become constants (a unit stride), every
-    other pointer and integer is taken as divisible by 16 (with those hints Triton pipelines 16-bit loads; round 31:
-    a 5-stage bf16 GEMM counted one stage at the CPU's small, odd sizes)."""
+def _ttir(src, launch: tuple) -> tuple:
+    """``(TTIR module, backend, options, context)`` of ``src`` (an ``ASTSource``) for `TARGET` with ``launch``'s
+    (num_warps, num_stages); the caller keeps the context alive as long as it uses the module."""
     from triton._C.libtriton import ir
     from triton.backends import backends
-    from triton.backends.compiler import GPUTarget, Language
+    from triton.backends.compiler import GPUTarget
+
+    target = GPUTarget(*TARGET)
+    backend = backends["nvidia"].compiler(target)
+    options = backend.parse_options({"num_warps": launch[0], "num_stages": launch[1]})
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    module = src.make_ir(target, options, backend.get_codegen_implementation(options), backend.get_module_map(),
+                         context)
+    return module, backend, options, context
+
+
+def _shared_bytes(jit, signature: dict, constexprs: dict, launch: tuple, ones: frozenset, hints: bool) -> int:
+    """The shared memory the kernel needs once lowered for the target (no GPU needed). With ``hints``, specialised
+    as a GPU launch at the task's full sizes specialises it: integer arguments equal to 1 become constants (a unit
+    stride), every other pointer and integer is taken as divisible by 16 (with those hints Triton pipelines 16-bit
+    loads; round 31: a 5-stage bf16 GEMM counted one stage at the CPU's small, odd sizes). Without them the
+    lowering is cheaper (fp32 operands come out the same)."""
+    from triton.backends.compiler import Language
     from triton.compiler.compiler import ASTSource
 
     signature, constexprs, attrs = dict(signature), dict(constexprs), {}
-    for i, p in enumerate(jit.params):
+    for i, p in enumerate(jit.params if hints else ()):
         ty = signature.get(p.name)
         if p.name in ones and ty in ("i32", "i64") and i not in jit.do_not_specialize:
             signature[p.name], constexprs[p.name] = "constexpr", 1
         elif isinstance(ty, str) and (ty.startswith("*") or ty in ("i32", "i64")):
             attrs[(i,)] = [["tt.divisibility", 16]]
     try:
-        target = GPUTarget(*TARGET)
-        backend = backends["nvidia"].compiler(target)
-        options = backend.parse_options({"num_warps": launch[0], "num_stages": launch[1]})
-        context = ir.context()
-        ir.load_dialects(context)
-        backend.load_dialects(context)
         with _as_jit(jit.fn), _compiling():
-            module = ASTSource(jit, signature, constexprs, attrs).make_ir(
-                target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
+            module, backend, options, _context = _ttir(ASTSource(jit, signature, constexprs, attrs), launch)
         stages: dict = {}
         backend.add_stages(stages, options, Language.TRITON)
         metadata: dict = {}
