@@ -86,15 +86,16 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
     addr = np.asarray(ptrs, dtype=np.uint64).ravel()
     lanes = None
     if mask is not None:
-        on = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()
+        on = _on(mask, ptrs)
         addr, lanes = addr[on], np.flatnonzero(on).astype(np.int32)
     if addr.size == 0:
         return
     starts, ends = ranges
     at = np.searchsorted(starts, addr, side="right").astype(np.int64) - 1
     ok = (at >= 0) & (addr + np.uint64(itemsize) <= ends[np.maximum(at, 0)]) if starts.size else np.zeros(addr.shape, bool)
-    if itemsize in (2, 4, 8, 16) and (addr % np.uint64(itemsize)).any():
-        bad = int(addr[(addr % np.uint64(itemsize)) != 0][0])
+    off = addr % np.uint64(itemsize) if itemsize in (2, 4, 8, 16) else None
+    if off is not None and off.any():
+        bad = int(addr[off != 0][0])
         raise OutOfBounds(f"a kernel accessed {itemsize}-byte elements at {bad:#x}, an address not a multiple of "
                           f"{itemsize} (on a GPU: a misaligned address error)")
     if not ok.all():
@@ -120,7 +121,7 @@ def _one_value_per_address(ptrs, value, mask) -> None:
         return
     vals = np.broadcast_to(np.asarray(value), np.shape(ptrs)).ravel()
     if mask is not None:
-        on = np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()
+        on = _on(mask, ptrs)
         addr, vals = addr[on], vals[on]
     if addr.size < 2 or np.unique(addr).size == addr.size:
         return
@@ -131,6 +132,11 @@ def _one_value_per_address(ptrs, value, mask) -> None:
     if (same & differ).any():
         raise Race("lanes of one store write different values to the same address: on a GPU they are threads and "
                    "which value lands is not defined (a race within a program)")
+
+
+def _on(mask, ptrs) -> np.ndarray:
+    """``mask`` as one flat boolean per lane of ``ptrs`` (broadcast to its shape; non-zero is true)."""
+    return np.broadcast_to(np.asarray(mask).astype(bool), np.shape(ptrs)).ravel()
 
 
 def _in_live_tensor(addr: int, size: int) -> bool:
@@ -196,7 +202,7 @@ def install() -> None:
             on = boolean(mask)
             held = load(self, ptrs, on, None, None, False).data
             same = np.broadcast_to(held == np.asarray(value.data), np.shape(ptrs.data)).ravel()
-            return same if on is None else same[np.broadcast_to(np.asarray(on.data, bool), np.shape(ptrs.data)).ravel()]
+            return same if on is None else same[_on(on.data, ptrs.data)]
 
         on = checked(ptrs, mask, "store", unchanged)
         _one_value_per_address(ptrs.data, value.data, None if on is None else on.data)

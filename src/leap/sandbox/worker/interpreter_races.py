@@ -28,7 +28,7 @@ import numpy as np
 
 UNWRITTEN = -1  # a byte no program of the launch wrote; -3 - p: written by program p's atomic
 _ORDER: list = [None]  # the running forward's program order (`program_order`), read by the patched grid index
-_PERMS: dict = {}  # (seed, grid) -> a random order of the grid's programs
+_PERMS: dict = {}  # (n, what) -> the current order of n programs or lanes (cleared when the order changes)
 
 
 def program_order(order) -> None:
@@ -38,34 +38,36 @@ def program_order(order) -> None:
     _PERMS.clear()
 
 
+def _permutation(n: int, what: str) -> np.ndarray | None:
+    """The current order of ``n`` programs of a grid or lanes of an access (``what``): None for the given order,
+    reversed, or shuffled by the seed."""
+    order = _ORDER[0]
+    if order is None or n < 2:
+        return None
+    perm = _PERMS.get((n, what))
+    if perm is None:
+        perm = _PERMS[(n, what)] = (np.arange(n)[::-1] if order == "reverse" else
+                                    np.random.default_rng([int(order) & 0xFFFFFFFF, n, *what.encode()]).permutation(n))
+    return perm
+
+
 def grid_index(x: int, y: int, z: int, dims: tuple) -> tuple[int, int, int]:
     """The program the interpreter's ``(x, y, z)``-th step runs under the current `program_order`."""
-    order = _ORDER[0]
-    if order is None:
+    if _ORDER[0] is None:
         return x, y, z
-    dims = tuple(int(d) for d in dims)  # a grid function may give Triton scalars
-    if order == "reverse":
-        return dims[0] - 1 - x, dims[1] - 1 - y, dims[2] - 1 - z
-    key = (order, dims)
-    perm = _PERMS.get(key)
+    gy, gz = int(dims[1]), int(dims[2])  # a grid function may give Triton scalars
+    perm = _permutation(int(dims[0]) * gy * gz, f"grid {gy} {gz}")
     if perm is None:
-        perm = _PERMS[key] = np.random.default_rng([int(order) & 0xFFFFFFFF, *dims]).permutation(
-            dims[0] * dims[1] * dims[2])
-    k = int(perm[(x * dims[1] + y) * dims[2] + z])
-    yz = dims[1] * dims[2]
-    return k // yz, (k % yz) // dims[2], k % dims[2]
+        return x, y, z
+    k = int(perm[(x * gy + y) * gz + z])
+    return k // (gy * gz), (k // gz) % gy, k % gz
 
 
 def lane_permutation(n: int) -> np.ndarray | None:
     """The order in which the lanes of one access are served (an atomic's lanes on one address, a ``can_reorder``
     reshape's elements), which Triton leaves open: the given order in the grid's order, else reversed or shuffled
     with the programs (round 31: a vector atomic's old values formed an exact prefix sum in index order)."""
-    order = _ORDER[0]
-    if order is None or n < 2:
-        return None
-    if order == "reverse":
-        return np.arange(n)[::-1]
-    return np.random.default_rng([int(order) & 0xFFFFFFFF, n, 7]).permutation(n)
+    return _permutation(n, "lanes")
 
 
 class Race(RuntimeError):
@@ -134,25 +136,26 @@ class Writers:
                 unchanged = lambda: np.repeat(np.asarray(per_lane(), dtype=bool), itemsize)  # noqa: E731
         atomic = kind.startswith("atomic")
         writes = kind in ("store", "atomic", "atomic_store")
+        reads = not kind.endswith("store")
+        acquire &= atomic and reads
+        release &= atomic and writes
         self.clock += 1
         now = self.clock
         for i in np.unique(span):
-            start = int(starts[i])
-            off = (addr[span == i] - np.uint64(start)).astype(np.int64)
-            if atomic and acquire and kind != "atomic_store":
+            start, sel = int(starts[i]), span == i
+            off = (addr[sel] - np.uint64(start)).astype(np.int64)
+            if acquire:
                 self._acquire(start, off, program)
             shadow = self.shadow.get(start)
             if shadow is None:
                 if not writes:
-                    if atomic and release and kind != "atomic_load":
-                        self._release(start, off, program, now)
                     continue
                 shadow = self.shadow[start] = np.full(int(ends[i]) - start, UNWRITTEN, dtype=np.int32)
                 self.when[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
                 self.lane[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
             prev, when = shadow[off], self.when[start][off]
-            if kind != "store" and kind != "atomic_store" and lanes is not None:  # reads: loads and atomics
-                self._lanes((prev == program) | (prev == -3 - program), when, self.lane[start][off], lanes[span == i],
+            if reads and lanes is not None:  # loads and atomics
+                self._lanes((prev == program) | (prev == -3 - program), when, self.lane[start][off], lanes[sel],
                             program)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
@@ -161,7 +164,7 @@ class Writers:
             if bad.any():
                 bad[bad] = self._unseen(owner[bad], when[bad], program)
             if kind == "store" and bad.any() and unchanged is not None:
-                bad &= ~np.asarray(unchanged(), dtype=bool)[span == i]
+                bad &= ~np.asarray(unchanged(), dtype=bool)[sel]
             if bad.any():
                 other = int(prev[bad][0])
                 who = f"an atomic of program {-3 - other}" if other <= -3 else f"program {other}"
@@ -174,8 +177,8 @@ class Writers:
                 shadow[off] = -3 - program if atomic else program
                 self.when[start][off] = now
                 if lanes is not None:
-                    self.lane[start][off] = lanes[span == i]
-            if atomic and release and kind != "atomic_load":
+                    self.lane[start][off] = lanes[sel]
+            if release:
                 self._release(start, off, program, now)
         if atomic and lanes is not None and lanes.size and not lanes.any() and np.unique(addr).size <= itemsize:
             self.at_barrier(program)  # a scalar atomic (one address, lane 0)

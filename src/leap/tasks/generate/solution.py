@@ -216,10 +216,10 @@ def render_solution(chain: Chain, *, init: tuple[str, list[str]] | None = None,
     elif gemm:  # the task allows linear: its nn.Linear does the GEMM, the kernel the rest
         doc += "; the GEMM is the task's allowed nn.Linear"
         prep = ["        x = self.fc(x).contiguous()", *prep[1:]]
+    helpers = used_helpers(kernel)
     lines = [f'"""Fused Triton kernel: {doc}."""',
              "import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", "",
-             f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", *([used_helpers(kernel), "", ""] if used_helpers(kernel) else []),
-             *kernel, "", "",
+             f"DTYPE = {TORCH_DTYPE[chain.dtype]}", "", *([helpers, "", ""] if helpers else []), *kernel, "", "",
              "class ModelNew(nn.Module):", f"    def __init__(self{', ' + init_args if init_args else ''}):",
              "        super().__init__()", *[f"        {ln}" for ln in init_body], "",
              f"    def forward(self, {', '.join(args)}):", *prep,
