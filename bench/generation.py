@@ -6,7 +6,12 @@ tokens (EOS disabled, so every row generates all of them), sampling on (temperat
 
 * ``naive``  — ``model.generate`` with the default dynamic cache;
 * ``static`` — ``generate(cache_implementation="static")`` (HFPolicy ``cache="static"``);
-* ``graph``  — `leap.rollout.policies.fastgen.StaticDecoder` (HFPolicy ``cache="graph"``).
+* ``graph``  — `leap.rollout.policies.fastgen.StaticDecoder` (HFPolicy ``cache="graph"``);
+* ``graph_repeat`` — the same with transformers' own SDPA in decode steps (KV cache repeated per query
+  head), the path before the packed grouped-query attention.
+
+``--profile`` also writes the GPU kernels' time of a few eager decode steps per path (torch.profiler,
+top 15 by device time) to ``<out>.profile.txt``: where a decode step's time goes.
 
 It also checks the graph path's sampled tokens against a full forward pass (log-probability
 agreement), so the fast path samples from the same distribution. Results go to
@@ -80,8 +85,8 @@ def run_path(path: str, model, ids, new: int, device: str) -> float:
     mask = torch.ones_like(ids)
     sync(device)
     t0 = time.perf_counter()
-    if path == "graph":
-        out = StaticDecoder(model).generate(ids, mask, new, temperature=1.0, eos_ids=[], pad_id=0)
+    if path in ("graph", "graph_repeat"):
+        out = StaticDecoder(model, packed_gqa=path == "graph").generate(ids, mask, new, temperature=1.0, eos_ids=[], pad_id=0)
         n = out.tokens.shape[1]
     else:
         kw = {"cache_implementation": "static"} if path == "static" else {}
@@ -92,6 +97,23 @@ def run_path(path: str, model, ids, new: int, device: str) -> float:
     sync(device)
     assert n == new, f"{path}: generated {n} tokens, expected {new}"
     return time.perf_counter() - t0
+
+
+def profile_decode(model, ids, packed: bool, device: str, steps: int = 8) -> str:
+    """Kernel time table of ``steps`` eager decode steps (after a warm-up generation)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    dec = StaticDecoder(model, use_graph=False, packed_gqa=packed)
+    mask = torch.ones_like(ids)
+    dec.generate(ids, mask, steps, temperature=1.0, eos_ids=[], pad_id=0)
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    sync(device)
+    with profile(activities=acts) as prof:
+        dec.generate(ids, mask, steps, temperature=1.0, eos_ids=[], pad_id=0)
+        sync(device)
+    key = "cuda_time_total" if device == "cuda" else "cpu_time_total"
+    head = f"## decode steps, batch {ids.shape[0]}, prompt {ids.shape[1]}, {steps} new tokens, packed_gqa={packed}"
+    return head + "\n" + prof.key_averages().table(sort_by=key, row_limit=15)
 
 
 def check_graph(model, ids, new: int) -> float:
@@ -115,6 +137,7 @@ def main(argv=None) -> int:
     ap.add_argument("--prompt", type=int, default=None)
     ap.add_argument("--new", type=int, default=None)
     ap.add_argument("--out", default="docs/GENERATION_BENCH.md")
+    ap.add_argument("--profile", action="store_true", help="profile eager decode steps of the graph paths")
     a = ap.parse_args(argv)
     device = "cpu" if a.quick or not torch.cuda.is_available() else "cuda"
     cfg = tiny_config() if a.quick else qwen15_config() if a.shape == "1.5b" else qwen05_config()
@@ -124,6 +147,12 @@ def main(argv=None) -> int:
     new = a.new or (16 if a.quick else 256)
     paths = a.paths.split(",")
     model = build(cfg, device, dtype)
+    if a.profile:  # first: a later path that runs past a time limit does not lose it
+        ids = torch.randint(0, cfg.vocab_size, (batches[-1], plen)).to(device)
+        text = "\n\n".join(profile_decode(model, ids, packed, device) for packed in (True, False))
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.out).with_suffix(".profile.txt").write_text(text + "\n")
+        print(text, flush=True)
     rows = []
     for b in batches:
         g = torch.Generator().manual_seed(b)
@@ -167,7 +196,8 @@ def main(argv=None) -> int:
         lines += ["", f"Graph path sampling check: max |log p(sampled token) − full-forward log p| = {check:.2e} "
                   "(batch 8, 32 tokens): the fast path samples from the model's own distribution."]
     lines += ["", "Paths: naive = `generate` (dynamic cache); static = `generate(cache_implementation=\"static\")`; "
-              "graph = `StaticDecoder` (static cache, device-side sampling, one CUDA graph per decode step).", ""]
+              "graph = `StaticDecoder` (static cache, device-side sampling, one CUDA graph per decode step); "
+              "graph_repeat = the same with the KV cache repeated per query head (transformers' SDPA).", ""]
     out.write_text("\n".join(lines))
     print(f"wrote {out}")
     return 0

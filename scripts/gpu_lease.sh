@@ -253,8 +253,8 @@ case "${1:-}" in
     export LEARN=1 EVAL_TURNS=${EVAL_TURNS:-1} RL_S=${RL_S:-780} RL_STEPS=${RL_STEPS:-40} RL_CKPT_EVERY=${RL_CKPT_EVERY:-1} \
       RL_SET=${RL_SET:-rollout.levels=[1,2] rollout.sampling.temperature=0.8}
     save_env; bash scripts/gpu_session.sh start; touch "$W/out/S.done" "$W/out/K.done"
-    # LEARN_TP=1: the sandbox throughput bench on the quiet GPU while the model's pieces travel (a check of the
-    # CUDA path on this code before the RL depends on it)
+    # LEARN_TP=1: the generation bench (1.5B shape) and the sandbox throughput bench on the quiet GPU while the
+    # model's pieces travel (a check of the CUDA path on this code before the RL depends on it)
     [ "${LEARN_TP:-1}" = 1 ] && setsid nohup bash "$W/repo/scripts/gpu_lease.sh" P > "$W/out/logs/P.log" 2>&1 < /dev/null &
     sleep 1; progress ;;
   piece) bash scripts/gpu_session.sh piece ;;
@@ -267,7 +267,12 @@ case "${1:-}" in
     bash scripts/gpu_session.sh pack > /dev/null 2>&1 ;;
   S) chain_sandbox ;;
   T) env_here; gpu_tests ;;
-  P) env_here; mkdir -p "$W/out/sandbox"; tp pool 240 --n-inline 0 ;;
+  P) env_here; mkdir -p "$W/out/sandbox" "$W/out/bench"; touch "$W/out/P.started"  # quiet GPU while the model travels:
+    # the decode step of the 1.5B shape with packed vs repeated GQA (and where its time goes), then the sandbox
+    # throughput; the RL waits for both (a quiet GPU for its first step)
+    stage gen_bench_15b 300 python3 bench/generation.py --shape 1.5b --batches 32,128 --paths graph,graph_repeat,static \
+      --prompt 1536 --new 256 --profile --out "$W/out/bench/GENERATION_BENCH_15B.md"
+    tp pool 240 --n-inline 0; touch "$W/out/P.done" ;;
   L) chain_loaded ;;
   K) chain_kb ;;
   *) echo "usage: $0 start|piece|wait SECONDS"; exit 2 ;;

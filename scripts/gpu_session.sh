@@ -100,7 +100,7 @@ wait_for() {  # wait_for FILE SECONDS
 
 eval_stage() {  # eval_stage NAME [--checkpoint DIR]
   local name=$1; shift
-  stage "$name" "$EVAL_S" leap eval --model "$M" "$@" --backend hf --cache graph --tasks builtin:eval --samples 4 \
+  LEAP_DECODE_TRACE=$W/out/decode_$name.jsonl stage "$name" "$EVAL_S" leap eval --model "$M" "$@" --backend hf --cache graph --tasks builtin:eval --samples 4 \
     --turns "$EVAL_TURNS" --tasks-per-batch 20 --max-new-tokens 1024 --temperature 0.7 --device cuda --out "$W/out/$name"
 }
 
@@ -128,10 +128,11 @@ chain_a() {
   [ -f "$W/ck/sft/latest" ] && init=("model.init_from=$W/ck/sft")
   [ -f "$W/ck_in/rl_leap/state.json" ] && init=("model.init_from=$W/ck_in/rl_leap")  # RL continued from a lease
   touch "$W/out/sft.done"
+  [ -f "$W/out/P.started" ] && wait_for "$W/out/P.done" 420  # the learn lease's benches (quiet GPU) end first
   # time_budget_s: the trainer stops after the last step that ends in time (2026-12-05: the stage's kill cut a
   # 200 s step short and its GPU time was lost); 60 s of the stage are the model's load and the sandbox's start
   # shellcheck disable=SC2086
-  stage rl_leap "$RL_S" leap train --config configs/qwen15b_h200.yaml "model.path=$M" "${init[@]}" "steps=$RL_STEPS" \
+  LEAP_DECODE_TRACE=$W/out/decode_rl_leap.jsonl stage rl_leap "$RL_S" leap train --config configs/qwen15b_h200.yaml "model.path=$M" "${init[@]}" "steps=$RL_STEPS" \
     "time_budget_s=$((RL_S - 60))" \
     "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
     logging.progress=false $RL_SET

@@ -7,10 +7,22 @@ categorical sampling —, the chosen token's log-probability, EOS bookkeeping, b
 host synchronisation, so on CUDA it is captured once as a CUDA graph and replayed; the host checks
 for "all finished" every ``check_every`` steps. On the CPU the same step runs eagerly (tests compare
 it with ``generate``).
+
+Grouped-query attention: with a padding mask, transformers' SDPA path (5.17, the GPU machine's) copies
+the whole KV cache once per query head (``repeat_kv``) at every decode step — for the 1.5B (12 query
+heads, 2 KV heads) six copies of a cache that grows to gigabytes. During decode steps the model runs
+`packed_gqa_attention` instead: the one query token's heads are folded onto their KV head as extra
+query rows, so attention reads the cache as it is. Exact (same arithmetic, no copy).
+
+``LEAP_DECODE_TRACE=FILE`` appends one JSON line per `generate` call (batch, prompt width, decode steps
+run, mean new tokens, prefill and decode seconds): where in-loop generation time goes.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from dataclasses import dataclass
 
 import torch
@@ -48,14 +60,92 @@ def sample_next(logits: torch.Tensor, temperature: float, top_k: int, top_p: flo
     return tok, lp.gather(-1, tok[:, None]).squeeze(-1)
 
 
-class StaticDecoder:
-    """Batched generation over a static KV cache; CUDA-graph decode steps on CUDA."""
+PACKED_GQA = "leap_packed_gqa"
 
-    def __init__(self, model, *, use_graph: bool | None = None, check_every: int = 16):
+
+def packed_gqa_attention(module, query, key, value, attention_mask, dropout: float = 0.0,
+                         scaling: float | None = None, **kwargs):
+    """transformers attention function: SDPA for one query token, KV heads not repeated.
+
+    ``query`` (b, heads, 1, d) becomes (b, kv_heads, heads/kv_heads, d): query head ``i`` uses KV head
+    ``i // groups`` either way. A mask shared by all heads, (b, 1, 1, L), broadcasts over the folded rows.
+    Anything else (prefill, a per-head mask) goes to transformers' own SDPA function.
+    """
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    groups = getattr(module, "num_key_value_groups", 1)
+    b, heads, q_len, d = query.shape
+    if q_len != 1 or groups == 1 or (attention_mask is not None and attention_mask.shape[1] != 1):
+        return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling,
+                                      **kwargs)
+    q = query.reshape(b, heads // groups, groups, d)
+    out = torch.nn.functional.scaled_dot_product_attention(q, key, value, attn_mask=attention_mask, scale=scaling)
+    return out.reshape(b, heads, 1, d).transpose(1, 2).contiguous(), None
+
+
+def _register_packed_gqa() -> bool:
+    try:
+        from transformers import AttentionInterface
+    except ImportError:  # an old transformers: decode steps keep the model's own attention
+        return False
+    AttentionInterface.register(PACKED_GQA, packed_gqa_attention)
+    return True
+
+
+class _DecodeAttention:
+    """Within the block, the model's attention is `packed_gqa_attention` (when it was plain SDPA)."""
+
+    def __init__(self, model, enabled: bool):
+        self.config = model.config
+        self.before = getattr(self.config, "_attn_implementation", None)
+        self.on = enabled and self.before == "sdpa" and _register_packed_gqa()
+
+    def __enter__(self):
+        if self.on:
+            self.config._attn_implementation = PACKED_GQA
+
+    def __exit__(self, *exc):
+        if self.on:
+            self.config._attn_implementation = self.before
+
+
+class _Trace:
+    """Timings of one `generate` call, written only when ``LEAP_DECODE_TRACE`` names a file."""
+
+    def __init__(self, device: torch.device):
+        self.path = os.environ.get("LEAP_DECODE_TRACE")
+        self.cuda = device.type == "cuda"
+        self.times: dict[str, float] = {}
+        self.t = time.perf_counter()
+
+    def mark(self, name: str) -> None:
+        if self.path:
+            if self.cuda:
+                torch.cuda.synchronize()
+            now = time.perf_counter()
+            self.times[name] = round(now - self.t, 4)
+            self.t = now
+
+    def write(self, **fields) -> None:
+        if self.path:
+            row = {k: v() if callable(v) else v for k, v in fields.items()} | self.times
+            with open(self.path, "a") as f:
+                f.write(json.dumps(row) + "\n")
+
+
+class StaticDecoder:
+    """Batched generation over a static KV cache; CUDA-graph decode steps on CUDA.
+
+    ``packed_gqa=False`` keeps transformers' SDPA (KV cache repeated per query head) in decode steps:
+    the benchmark's baseline (`bench/generation.py --paths graph_repeat`).
+    """
+
+    def __init__(self, model, *, use_graph: bool | None = None, check_every: int = 16, packed_gqa: bool = True):
         self.model = model
         self.device = next(model.parameters()).device
         self.use_graph = (self.device.type == "cuda") if use_graph is None else use_graph
         self.check_every = check_every
+        self.packed_gqa = packed_gqa
 
     def _setup(self, batch: int, max_len: int):
         from transformers import StaticCache
@@ -68,6 +158,7 @@ class StaticDecoder:
                  eos_ids: list[int] | tuple[int, ...] = (), pad_id: int = 0,
                  seed: int | None = None) -> DecodeOut:
         dev, model = self.device, self.model
+        trace = _Trace(dev)
         input_ids, attention_mask = input_ids.to(dev), attention_mask.to(dev)
         b, plen = input_ids.shape
         max_len = plen + max_new_tokens
@@ -95,6 +186,7 @@ class StaticDecoder:
         }
         st["tokens"][:, 0] = tok
         st["logprobs"][:, 0] = lp
+        trace.mark("prefill_s")
 
         def step():
             keep = st["valid"] & (st["arange"] <= st["cache_pos"])  # (b, max_len)
@@ -111,18 +203,25 @@ class StaticDecoder:
             st["pos"].add_(1)
             st["cache_pos"].add_(1)
 
-        steps = max_new_tokens - 1
-        run = step
-        if self.use_graph and steps > 0:
-            run = self._capture(step)
-        for i in range(steps):
-            run()
-            if (i + 1) % self.check_every == 0 and bool(st["done"].all()):
-                break
+        steps, ran = max_new_tokens - 1, 0
+        attn = _DecodeAttention(model, self.packed_gqa)
+        with attn:
+            run = step
+            if self.use_graph and steps > 0:
+                run = self._capture(step)
+            for i in range(steps):
+                run()
+                ran = i + 1
+                if ran % self.check_every == 0 and bool(st["done"].all()):
+                    break
         toks = st["tokens"]
         is_eos = (toks[..., None] == eos).any(-1)
         first = torch.where(is_eos.any(1), is_eos.float().argmax(1) + 1,
                             torch.full((b,), max_new_tokens, device=dev))
+        trace.mark("decode_s")
+        trace.write(batch=b, prompt_width=plen, max_new_tokens=max_new_tokens, decode_steps=ran,
+                    mean_new_tokens=lambda: float(first.float().mean()), graph=self.use_graph,
+                    packed_gqa=attn.on)
         return DecodeOut(tokens=toks, logprobs=st["logprobs"], lengths=first)
 
     def _capture(self, step):
