@@ -270,6 +270,7 @@ case "${1:-}" in
   P) env_here; mkdir -p "$W/out/sandbox" "$W/out/bench"; touch "$W/out/P.started"  # quiet GPU while the model travels:
     # the decode step of the 1.5B shape with packed vs repeated GQA (and where its time goes), then the sandbox
     # throughput; the RL waits for both (a quiet GPU for its first step)
+    stage fastgen_gpu_tests 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/gpu/test_fastgen_gpu.py
     stage gen_bench_15b 300 python3 bench/generation.py --shape 1.5b --batches 32,128 --paths graph,graph_repeat,static \
       --prompt 1536 --new 256 --profile --out "$W/out/bench/GENERATION_BENCH_15B.md"
     tp pool 240 --n-inline 0; touch "$W/out/P.done" ;;
