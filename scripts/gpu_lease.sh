@@ -213,7 +213,7 @@ progress() {
 save_env() {  # the lease's settings, for its later calls (piece, wait: each a fresh shell)
   mkdir -p "$W"
   local v
-  for v in LEASE_MODEL LEARN LEARN_SFT RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S EVAL_TURNS SFT_S SFT_EPOCHS; do
+  for v in LEASE_MODEL LEARN LEARN_SFT LEARN_EVAL_PAR RL_SET RL_S RL_STEPS RL_CKPT_EVERY EVAL_S EVAL_TURNS SFT_S SFT_EPOCHS; do
     [ -n "${!v:-}" ] && printf '%s=%q\n' "$v" "${!v}"
   done > "$W/lease.env"
   true

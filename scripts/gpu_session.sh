@@ -137,13 +137,22 @@ chain_a() {
     "logging.dir=$W/out/rl_leap" "checkpoint.dir=$W/ck/rl_leap" checkpoint.every="${RL_CKPT_EVERY:-0}" \
     logging.progress=false $RL_SET
   grep -E "^step [0-9]+:" "$W/out/logs/rl_leap.log" | tail -10
-  local before=eval_sft  # what the RL started from, evaluated after the RL, not beside it (side by side on
-  if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then  # 2026-12-05 the eval never finished, RL steps took 210 s)
-    eval_stage eval_sft --checkpoint "$W/ck/sft"
+  # what the RL started from, evaluated after the RL, not beside it (side by side with the RL on 2026-12-05 the
+  # eval never finished and RL steps took 210 s); LEARN_EVAL_PAR=1: the two evals side by side (same settings,
+  # one GPU: each one's speedups are measured on a shared GPU, its accuracy is not affected)
+  local before=eval_sft pre=()
+  if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then
+    pre=(eval_sft --checkpoint "$W/ck/sft")
   elif [ "$LEARN" = 1 ] && [ ${#init[@]} -eq 0 ]; then
-    before=eval_base; eval_stage eval_base
+    before=eval_base; pre=(eval_base)
   fi
-  [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
+  if [ ${#pre[@]} -gt 0 ] && [ "${LEARN_EVAL_PAR:-0}" = 1 ] && [ -f "$W/ck/rl_leap/latest" ]; then
+    eval_stage "${pre[@]}" & sleep 20
+    eval_stage eval_rl --checkpoint "$W/ck/rl_leap"; wait
+  else
+    [ ${#pre[@]} -gt 0 ] && eval_stage "${pre[@]}"
+    [ -f "$W/ck/rl_leap/latest" ] && eval_stage eval_rl --checkpoint "$W/ck/rl_leap"
+  fi
   wait_for "$W/out/B.done" 300  # the eval after SFT (chain B) may still run
   [ -s "$W/out/$before/results.jsonl" ] && [ -s "$W/out/eval_rl/results.jsonl" ] && stage compare 120 \
     leap compare "$W/out/$before" "$W/out/eval_rl" --out "$W/out/compare_${before#eval_}_rl"
