@@ -143,8 +143,8 @@ chain_a() {
   local before=eval_sft pre=()
   if [ "$LEARN" = 1 ] && [ -f "$W/ck/sft/latest" ]; then
     pre=(eval_sft --checkpoint "$W/ck/sft")
-  elif [ "$LEARN" = 1 ] && [ ${#init[@]} -eq 0 ]; then
-    before=eval_base; pre=(eval_base)
+  elif [ "$LEARN" = 1 ] && { [ ${#init[@]} -eq 0 ] || [ "${LEARN_SFT:-1}" = 0 ]; }; then  # RL from the base
+    before=eval_base; pre=(eval_base)  # (also when it continues a carried RL checkpoint)
   fi
   if [ ${#pre[@]} -gt 0 ] && [ "${LEARN_EVAL_PAR:-0}" = 1 ] && [ -f "$W/ck/rl_leap/latest" ]; then
     eval_stage "${pre[@]}" & sleep 20
