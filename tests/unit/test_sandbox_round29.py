@@ -115,14 +115,14 @@ def test_a_shuffled_order_runs_every_program_once_and_takes_triton_scalars():
 
 def test_lanes_of_one_program_meet_only_across_a_barrier():
     """A program storing a block and loading it back shifted by one lane, with no tl.debug_barrier: a race on a GPU
-    (other threads). The same lane (a scalar is lane 0) or a barrier between: no race."""
+    (other threads). The same lane or a barrier between: no race."""
     starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
     at = np.array([0, 4, 8, 12], dtype=np.uint64)
     span, lanes = np.zeros(4, dtype=np.int64), np.arange(4, dtype=np.int32)
     w = Writers()
     w.note(at, span, starts, ends, "store", 0, itemsize=4, lanes=lanes)
     w.note(at, span, starts, ends, "load", 0, itemsize=4, lanes=lanes)  # each lane its own element
-    w.note(at[:1], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([0], dtype=np.int32))  # scalar
+    w.note(at[:1], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([0], dtype=np.int32))  # lane 0 only
     with pytest.raises(Race):  # a scalar (one thread, lane 0) reading what lane 2 stored
         w.note(at[2:3], span[:1], starts, ends, "load", 0, itemsize=4, lanes=np.array([0], dtype=np.int32))
     with pytest.raises(Race, match="another lane of the same program"):

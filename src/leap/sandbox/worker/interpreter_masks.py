@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
-from leap.sandbox.worker.interpreter_races import Race, Writers, grid_index, lane_permutation
+from leap.sandbox.worker.interpreter_races import EVERY_LANE, Race, Writers, grid_index, lane_permutation
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
 
@@ -106,8 +106,8 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        if np.size(ptrs) == 1:  # a scalar access: one thread's (lane 0)
-            lanes = np.zeros(addr.size, dtype=np.int32)
+        if np.size(ptrs) == 1:  # a scalar store or atomic: one thread's (lane 0); a scalar load: every thread's
+            lanes = np.full(addr.size, EVERY_LANE if kind == "load" else 0, dtype=np.int32)
         elif lanes is None:
             lanes = np.arange(addr.size, dtype=np.int32)
         launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)

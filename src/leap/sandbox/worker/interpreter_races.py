@@ -11,8 +11,10 @@ the memory model's sense: the writer released an address with an atomic after th
 that address after the release (vector clocks, transitive; round 30: only writes *before* the release count, and
 ``sem="relaxed"`` or ``scope="cta"`` atomics order nothing). Atomics may meet atomics. Within a program, a plain
 load of bytes the program stored since its last ``tl.debug_barrier`` from another lane (position in the block) is
-a race too: on a GPU those lanes are other threads (round 30). Bytes, not elements: a wide store read back in narrower pieces (an int64 written, its upper int32
-read) is seen too.
+a race too: on a GPU those lanes are other threads (round 30); so is a store over such bytes with another value, and
+a scalar load is every thread's (round 32). An atomic must have acquired another program's plain store to the bytes
+it updates before it, not through its own acquire (round 32: a ticket-0 program zeroing the accumulator). Bytes, not
+elements: a wide store read back in narrower pieces (an int64 written, its upper int32 read) is seen too.
 
 What one serial order cannot show (a program reading what another overwrites later, carries through atomics
 alone: round 28) another order can: the child's poison re-run runs every launch's programs in reverse grid order,
@@ -24,9 +26,12 @@ path after its first calls). Open: a kernel right under every serial order but n
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 UNWRITTEN = -1  # a byte no program of the launch wrote; -3 - p: written by program p's atomic
+EVERY_LANE = -1  # the lane of a scalar load: every thread of the program runs it on a GPU (round 32)
 _ORDER: list = [None]  # the running forward's program order (`program_order`), read by the patched grid index
 _PERMS: dict = {}  # (n, what) -> the current order of n programs or lanes (cleared when the order changes)
 
@@ -86,6 +91,8 @@ class Writers:
         self.acquired: dict[int, dict[int, int]] = {}  # program -> program -> clock up to which its writes are seen
         self.lane: dict[int, np.ndarray] = {}  # per written byte: the lane (position in its block) that stored it
         self.barrier: dict[int, int] = {}  # program -> clock of its last tl.debug_barrier
+        self.plain: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per byte an atomic wrote over a plain store:
+        # that store's program and clock (made lazily; round 32)
 
     def at_barrier(self, program: int) -> None:
         """``tl.debug_barrier`` in ``program``: its lanes see each other's stores from here on."""
@@ -108,9 +115,9 @@ class Writers:
                 if c > rel.get(q, -1):
                     rel[q] = c
 
-    def _unseen(self, owner: np.ndarray, when: np.ndarray, program: int) -> np.ndarray:
-        """Which of these writes (by ``owner`` at ``when``) ``program`` has not acquired."""
-        seen = self.acquired.get(program)
+    def _unseen(self, owner: np.ndarray, when: np.ndarray, program: int, seen: dict | None = None) -> np.ndarray:
+        """Which of these writes (by ``owner`` at ``when``) ``program`` has not acquired (``seen``: as of then)."""
+        seen = self.acquired.get(program) if seen is None else seen
         if not seen:
             return np.ones(owner.shape, dtype=bool)
         progs, inv = np.unique(owner, return_inverse=True)
@@ -125,8 +132,9 @@ class Writers:
         ``acquire``/``release`` follow its ``sem`` and ``scope``. Raise `Race` where another program's write was not
         made visible first. ``unchanged`` (stores): a callable giving, per address, whether the store writes the
         value already there: programs writing the same value are no race. ``lanes``: each address's position in
-        its block (a scalar access is lane 0: one thread on a GPU). A scalar atomic ends as a barrier for the program
-        (Triton broadcasts its result to the program's threads through a barrier)."""
+        its block (a scalar store or atomic is lane 0: one thread on a GPU; a scalar load is `EVERY_LANE`). A scalar
+        atomic ends as a barrier for the program (Triton broadcasts its result to the program's threads through a
+        barrier)."""
         if itemsize > 1:  # every byte of each element
             addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
             span = np.repeat(span, itemsize)
@@ -141,9 +149,12 @@ class Writers:
         release &= atomic and writes
         self.clock += 1
         now = self.clock
+        if unchanged is not None:  # evaluated once, when a check first needs it
+            unchanged = functools.cache(lambda f=unchanged: np.asarray(f(), dtype=bool))
         for i in np.unique(span):
             start, sel = int(starts[i]), span == i
             off = (addr[sel] - np.uint64(start)).astype(np.int64)
+            before = dict(self.acquired.get(program, {})) if atomic else None
             if acquire:
                 self._acquire(start, off, program)
             shadow = self.shadow.get(start)
@@ -154,9 +165,14 @@ class Writers:
                 self.when[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
                 self.lane[start] = np.zeros(int(ends[i]) - start, dtype=np.int32)
             prev, when = shadow[off], self.when[start][off]
+            own = (prev == program) | (prev == -3 - program)
             if reads and lanes is not None:  # loads and atomics
-                self._lanes((prev == program) | (prev == -3 - program), when, self.lane[start][off], lanes[sel],
-                            program)
+                self._lanes(own, when, self.lane[start][off], lanes[sel], program)
+            if kind == "store" and lanes is not None:
+                self._lanes(own, when, self.lane[start][off], lanes[sel], program,
+                            None if unchanged is None else unchanged()[sel])
+            if atomic:
+                self._plain_first(start, off, prev, when, program, before)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
             if atomic:
@@ -164,7 +180,7 @@ class Writers:
             if bad.any():
                 bad[bad] = self._unseen(owner[bad], when[bad], program)
             if kind == "store" and bad.any() and unchanged is not None:
-                bad &= ~np.asarray(unchanged(), dtype=bool)[sel]
+                bad &= ~unchanged()[sel]
             if bad.any():
                 other = int(prev[bad][0])
                 who = f"an atomic of program {-3 - other}" if other <= -3 else f"program {other}"
@@ -173,6 +189,8 @@ class Writers:
                            "nothing ordering the two (an atomic released after the write and acquired before the "
                            "access): on a GPU the programs run at the same time, so the result depends on their "
                            "timing (a race)")
+            if writes and atomic and (prev >= 0).any():
+                self._keep_plain(start, off, prev, when)
             if writes:
                 shadow[off] = -3 - program if atomic else program
                 self.when[start][off] = now
@@ -183,10 +201,48 @@ class Writers:
         if atomic and lanes is not None and lanes.size and not lanes.any() and np.unique(addr).size <= itemsize:
             self.at_barrier(program)  # a scalar atomic (one address, lane 0)
 
-    def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int) -> None:
-        """Raise `Race` where ``program`` reads, in another lane, a byte it wrote since its last barrier."""
+    def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int,
+               kept: np.ndarray | None = None) -> None:
+        """Raise `Race` where ``program`` reads, in another lane, a byte it wrote since its last barrier; with
+        ``kept`` (a store: per byte, whether it writes the value already there), where it stores over such a byte
+        a different value (round 32: which of the two stores lands last is not defined on a GPU)."""
         bad = own & (when > self.barrier.get(program, 0)) & (stored_by != lanes)
+        if kept is not None:
+            bad &= ~kept
+            if bad.any():
+                raise Race(f"program {program} stores over memory that another lane of the same program stored, with "
+                           "no tl.debug_barrier between: on a GPU the lanes are other threads, so either store may "
+                           "land last (a race within a program)")
         if bad.any():
             raise Race(f"program {program} reads memory that another lane of the same program wrote, with no "
                        "tl.debug_barrier between: on a GPU the lanes are other threads, so the load may not see the "
                        "store (a race within a program)")
+
+    def _keep_plain(self, start: int, off: np.ndarray, prev: np.ndarray, when: np.ndarray) -> None:
+        """An atomic writes over plain stores: keep their program and clock for `_plain_first`."""
+        kept = self.plain.get(start)
+        if kept is None:
+            size = self.shadow[start].size
+            kept = self.plain[start] = (np.full(size, UNWRITTEN, dtype=np.int32), np.zeros(size, dtype=np.int32))
+        was = prev >= 0
+        kept[0][off[was]], kept[1][off[was]] = prev[was], when[was]
+
+    def _plain_first(self, start: int, off: np.ndarray, prev: np.ndarray, when: np.ndarray, program: int,
+                     before: dict | None) -> None:
+        """Raise `Race` where an atomic of ``program`` updates bytes whose last plain store was another program's and
+        was not acquired *before* this atomic (``before``). Serially the store always comes first; on a GPU the
+        atomic may land before it and be wiped (round 32: the program drawing ticket 0 zeroes the accumulator the
+        others add into). An acquire by this very atomic does not order the store before it."""
+        writer, at = prev.copy(), when.copy()
+        kept = self.plain.get(start)
+        if kept is not None:
+            over = prev <= -3
+            writer[over], at[over] = kept[0][off][over], kept[1][off][over]
+        bad = (writer >= 0) & (writer != program)
+        if bad.any():
+            bad[bad] = self._unseen(writer[bad], at[bad], program, before or {})
+        if bad.any():
+            raise Race(f"an atomic of program {program} updates memory that program {int(writer[bad][0])} of the same "
+                       "launch stored with a plain store, with nothing ordering that store before the atomic (an "
+                       "atomic released after the store and acquired before this one): on a GPU the atomic may land "
+                       "first and the store wipe it (a race)")
