@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -127,25 +128,62 @@ def build_batch(quick: bool, device: str, n: int, n_inline: int) -> list[tuple[s
     return out
 
 
+class GpuMemoryPeak:
+    """Device-wide used GPU memory (every process: the judge and its children), sampled every 20 ms while the
+    block runs: what the judge's memory plan (`memory_plan`, its budget a share of the GPU) leaves unused."""
+
+    def __init__(self, device: str):
+        self.on = device == "cuda"
+        self.peak = 0
+        self.total = 0
+        self._stop = threading.Event()
+
+    def _sample(self) -> None:
+        import torch
+
+        while not self._stop.wait(0.02):
+            free, self.total = torch.cuda.mem_get_info(0)
+            self.peak = max(self.peak, self.total - free)
+
+    def __enter__(self):
+        if self.on:
+            self._thread = threading.Thread(target=self._sample, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            self._stop.set()
+            self._thread.join()
+
+    def record(self, budget) -> dict:
+        gib = 2**30
+        return {"gpu_peak_used_gib": round(self.peak / gib, 2), "gpu_total_gib": round(self.total / gib, 2),
+                "judge_budget_gib": round(budget / gib, 2) if budget else None} if self.on else {}
+
+
 def run_pool(batch, device: str, workers: int, cache: str, compile_pass: bool = True) -> dict:
     from leap.sandbox import Sandbox, SandboxConfig
+    from leap.sandbox.judge.memory_plan import device_capacity
     from leap.tasks.suite import get_builtin
 
     tasks = {t: get_builtin(t) for t, *_ in batch}
     cfg = SandboxConfig(workers=workers, cache_dir=cache, compile_pass=compile_pass)
     t_start = time.monotonic()
-    with Sandbox(cfg, device=device) as sb:
+    with Sandbox(cfg, device=device) as sb, GpuMemoryPeak(device) as mem:
         warm = time.monotonic() - t_start
         t0 = time.monotonic()
         verdicts = dict(sb.verify_many([(tasks[t], src) for t, _, _, src in batch]))
         wall = time.monotonic() - t0
+    memory = mem.record(device_capacity(device, 0, cfg.judge_memory_share, cfg.judge_memory_gib)
+                        if device == "cuda" else None)
     rows = [{"task": t, "kernel": k, "expected": e, "status": verdicts[i].status,
              "runtime_us": verdicts[i].runtime_us, "speedup_eager": verdicts[i].speedup_eager,
              "stages": verdicts[i].stage_seconds,
              **({"feedback": verdicts[i].feedback[:300], "detail": verdicts[i].detail[:1500]} if verdicts[i].status != e else {})}
             for i, (t, k, e, _) in enumerate(batch)]
     return {"wall_s": wall, "startup_s": warm, "rows": rows, "workers": cfg.n_workers(device),
-            "compile_pass": compile_pass}
+            "compile_pass": compile_pass, **memory}
 
 
 def _rows(batch, verdicts: dict) -> list[dict]:
@@ -291,6 +329,10 @@ def report(res: dict, out_md: Path) -> str:
                   "Summed seconds per stage over all candidates (pool): " +
                   ", ".join(f"{k}={sum(r['stages'].get(k, 0) for r in pool['rows']):.1f}" for k in med), "",
                   "Median latency per stage (pool, s): " + ", ".join(f"{k}={v:.3f}" for k, v in med.items())]
+        if pool.get("gpu_peak_used_gib") is not None:
+            lines += ["", f"GPU memory (device-wide, sampled every 20 ms): peak used {pool['gpu_peak_used_gib']} GiB "
+                      f"of {pool['gpu_total_gib']} GiB; the judge's budget for concurrent checks "
+                      f"{pool['judge_budget_gib']} GiB"]
         bad = [(r["kernel"], r["expected"], r["status"], " ".join(f"{r.get('feedback', '')} {r.get('detail', '')}".split())[:400])
                for r in pool["rows"] if r["status"] != r["expected"]]
         for k, e, s, why in bad[:10]:
