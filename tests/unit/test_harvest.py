@@ -95,3 +95,27 @@ def test_rollout_levels_keep_only_those_levels_of_the_pool():
     assert len(easy) == sum(t.level in (1, 2) for t in everything) < len(everything)
     with pytest.raises(ConfigError, match="rollout.levels: no task of builtin:train has level 7"):
         load_tasks(RolloutConfig(levels=[7]))
+
+
+def test_cli_reads_a_training_runs_rollouts(tmp_path):
+    """`leap train`'s rollouts/step-N.jsonl: each step's samples count on their own (the same sample ids in two
+    steps are two samples), and their correct turns are harvested as from `leap eval` results."""
+    run = tmp_path / "run"
+    (run / "rollouts").mkdir(parents=True)
+    a = TRAIN[0]
+    steps = {1: [_row(a, 0, 1, "ok", "x = 1", True), _row(a, 1, 1, "incorrect", "x = 0", True)],
+             2: [_row(a, 0, 1, "incorrect", "x = 5", True), _row(a, 1, 1, "ok", "x = 7", True)]}
+    for n, rows in steps.items():
+        lines = [json.dumps({k: v for k, v in r.items() if k != "final"} | {"step": n}) for r in rows]
+        (run / "rollouts" / f"step-{n}.jsonl").write_text("\n".join(lines) + "\n{torn")
+    r = CliRunner().invoke(app, ["sft-data", "pass-rates", str(run), "--out", str(tmp_path / "pr.json")])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "pr.json").read_text())
+    assert doc["rates"][a] == {"samples": 4, "solved": 2, "rate": 0.5}
+    files = [str(run / "rollouts" / f"step-{n}.jsonl") for n in (2, 1)]
+    r = CliRunner().invoke(app, ["sft-data", "harvest", *files, "--out", str(tmp_path / "sft.jsonl")])
+    assert r.exit_code == 0, r.output
+    answers = sorted(json.loads(x)["answer"] for x in (tmp_path / "sft.jsonl").read_text().splitlines())
+    assert answers == ["```python\nx = 1\n```", "```python\nx = 7\n```"]
+    r = CliRunner().invoke(app, ["sft-data", "pass-rates", str(tmp_path / "empty"), "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and "no results.jsonl or rollouts" in r.output

@@ -72,6 +72,7 @@ def test_train_writes_rollouts_and_status_line(tmp_path, fenced, capsys):
         bad = [r for r in rows if r.status == "compile_error"]
         assert bad and all(r.feedback == "SyntaxError: bad" and not r.correct for r in bad)
         assert all(r.completion.startswith("```python") for r in rows)
+        assert all(r.verdict["status"] == r.status and r.code and r.code in r.completion for r in rows)
         # solved samples out-rank failed ones: positive vs negative advantage on turn 1
         first = {r.sample: r for r in rows if r.turn == 1}
         assert first[0].advantage > 0 > first[1].advantage and first[0].reward > 0

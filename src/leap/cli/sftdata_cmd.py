@@ -1,5 +1,6 @@
 """``leap sft-data``: expert-iteration SFT rows and a pass-rate curriculum from `leap eval` results on
-train tasks (`leap.tasks.harvest`). Sample with `leap eval --tasks builtin:train --samples K ...` first."""
+train tasks (`leap.tasks.harvest`), or from a training run's rollouts (`leap.trainer.samples_log`). Sample with
+`leap eval --tasks builtin:train --samples K ...` first."""
 
 from __future__ import annotations
 
@@ -13,12 +14,29 @@ from leap.cli.common import fail
 app = typer.Typer(no_args_is_help=True, help="SFT data from a model's own verified samples; pass rates.")
 
 
-def _rows(eval_dir: Path) -> list[dict]:
+def _rows(source: Path) -> list[dict]:
+    """Finished samples of a `leap eval` folder (or its results.jsonl), or every turn of a training run's rollouts
+    (its folder, its ``rollouts/`` folder or ``step-N.jsonl`` files): each step's samples count as samples of
+    their own, so one task's groups over several steps add up."""
     from leap.evaluation.runner import read_results
 
-    path = eval_dir / "results.jsonl" if eval_dir.is_dir() else eval_dir
+    steps = sorted(source.glob("step-*.jsonl")) or sorted(source.glob("rollouts/step-*.jsonl")) \
+        if source.is_dir() else [source] if source.name.startswith("step-") else []
+    if steps:
+        rows = []
+        for path in steps:
+            for line in path.read_text().splitlines():
+                try:
+                    r = json.loads(line)
+                    rows.append(r | {"sample": int(r["step"]) * 100_000 + int(r["sample"])})
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                    continue  # a torn line of a run stopped mid-write
+        if not rows:
+            fail(f"{source}: no rollout rows")
+        return rows
+    path = source / "results.jsonl" if source.is_dir() else source
     if not path.is_file():
-        fail(f"{eval_dir}: no results.jsonl (run `leap eval --out {eval_dir}` first)")
+        fail(f"{source}: no results.jsonl or rollouts/step-N.jsonl (run `leap eval --out {source}` first)")
     rows, _ = read_results(path)
     if not rows:
         fail(f"{path}: no finished samples")
@@ -26,7 +44,8 @@ def _rows(eval_dir: Path) -> list[dict]:
 
 
 @app.command("harvest")
-def harvest_cmd(eval_dirs: list[Path] = typer.Argument(..., help="`leap eval` output folders (results.jsonl)"),
+def harvest_cmd(eval_dirs: list[Path] = typer.Argument(..., help="`leap eval` output folders (results.jsonl) or "
+                                                      "training runs' rollouts (run folder, rollouts/, step-N.jsonl)"),
                 out: Path = typer.Option(..., help="SFT JSONL to write"),
                 tasks: str = typer.Option("builtin:train", help="the task source the samples came from"),
                 repairs: bool = typer.Option(True, help="also keep successes after feedback (multi-turn)"),
@@ -54,14 +73,16 @@ def harvest_cmd(eval_dirs: list[Path] = typer.Argument(..., help="`leap eval` ou
 
 
 @app.command("pass-rates")
-def pass_rates_cmd(eval_dir: Path = typer.Argument(..., help="`leap eval` output folder on train tasks"),
+def pass_rates_cmd(sources: list[Path] = typer.Argument(..., help="`leap eval` output folders on train tasks, or "
+                                                       "training runs' rollouts (run folder, rollouts/, step-N.jsonl)"),
                    out: Path = typer.Option(..., help="JSON to write (a PNG histogram is written next to it)"),
                    turn: int = typer.Option(1, min=1, help="solved by this turn"),
                    title: str = typer.Option("", help="plot title")) -> None:
     """Per-task pass rates and their histogram (for `rollout.pass_rate_file`)."""
     from leap.tasks.harvest import pass_rates, write_pass_rates
 
-    doc = write_pass_rates(pass_rates(_rows(eval_dir), turn), out, out.with_suffix(".png"), title)
+    doc = write_pass_rates(pass_rates([r for src in sources for r in _rows(src)], turn), out, out.with_suffix(".png"),
+                           title)
     typer.echo(f"{doc['tasks']} tasks, {doc['learnable']} with 0 < pass rate < 1; {doc['histogram']} -> {out}")
 
 

@@ -1,5 +1,6 @@
 """What the policy wrote, per training step: one JSON line per turn in ``rollouts/step-N.jsonl`` of the run
-folder (task, sample, turn, completion, verdict status and feedback, reward, advantage), and a one-line
+folder (task, sample, turn, completion, the extracted code, the verdict, reward, advantage; `leap sft-data
+pass-rates` and `harvest` read them as they read `leap eval` results), and a one-line
 verdict breakdown for the console (``step 3: 128 samples  ok 12  incorrect 30 ...  reward 0.12  gen 20.1s``)."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from leap.algorithms.credit import batch_credits
 from leap.algorithms.scalar import trajectory_reward
@@ -34,6 +35,8 @@ class RolloutRow(BaseModel):
     advantage: float  # this turn's credit (what the loss multiplies)
     completion_tokens: int
     group_expanded: bool
+    code: str | None = None  # the code the sandbox judged (None: no code block found)
+    verdict: dict = Field(default_factory=dict)  # the verdict's public fields (as `leap eval` results keep them)
 
 
 def rollout_rows(step: int, groups: Sequence[Group], cfg: TrainConfig) -> list[RolloutRow]:
@@ -49,7 +52,7 @@ def rollout_rows(step: int, groups: Sequence[Group], cfg: TrainConfig) -> list[R
                                        completion=turn.completion, status=v.status, correct=v.correct,
                                        feedback=v.feedback, speedup_eager=v.speedup_eager, reward=reward,
                                        advantage=float(adv), completion_tokens=turn.completion_tokens,
-                                       group_expanded=g.expanded))
+                                       group_expanded=g.expanded, code=turn.code, verdict=v.public_dict()))
     return rows
 
 
