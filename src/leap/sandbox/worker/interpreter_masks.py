@@ -73,10 +73,12 @@ class _Launch:
         return self.cached
 
 
-def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchanged=None, sync=(True, True)) -> None:
+def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchanged=None, sync=(True, True),
+                 fence: bool = True) -> None:
     """Raise `OutOfBounds` when an address of ``ptrs`` (where ``mask`` holds) is outside ``ranges``
     (default: the running launch's); no check outside a launch. With ``kind`` (see `Writers.note`) the access is
-    also noted for the launch's race check (`interpreter_races`); ``sync``: an atomic's (acquire, release)."""
+    also noted for the launch's race check (`interpreter_races`); ``sync``: an atomic's (acquire, release);
+    ``fence``: whether a scalar atomic ends as a barrier (not when relaxed)."""
     launch = None
     if ranges is None:
         launch = _RANGES[0]
@@ -107,10 +109,11 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
         if np.size(ptrs) == 1:  # a scalar store or atomic: one thread's (lane 0); a scalar load: every thread's
-            lanes = np.full(addr.size, EVERY_LANE if kind == "load" else 0, dtype=np.int32)
+            lanes = np.full(addr.size, EVERY_LANE if kind in ("load", "volatile_load") else 0, dtype=np.int32)
         elif lanes is None:
             lanes = np.arange(addr.size, dtype=np.int32)
-        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes)
+        launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes,
+                            fence=fence)
 
 
 def _one_value_per_address(ptrs, value, mask) -> None:
@@ -181,30 +184,37 @@ def install() -> None:
         except Exception:  # noqa: BLE001 - an odd element type: check the first byte
             return 1
 
-    def checked(ptrs, mask, kind, unchanged=None, sync=(True, True)):
+    def checked(ptrs, mask, kind, unchanged=None, sync=(True, True), fence=True):
         mask = boolean(mask)
         check_bounds(ptrs.data, None if mask is None else mask.data, size(ptrs), kind=kind, unchanged=unchanged,
-                     sync=sync)
+                     sync=sync, fence=fence)
         return mask
 
     sem_ir, scope_ir = interp._ir.MEM_SEMANTIC, interp._ir.MEM_SYNC_SCOPE
+
+    def fenced(sem) -> bool:  # a relaxed scalar atomic with an unused result lowers to no bar.sync (round 33)
+        return sem != sem_ir.RELAXED
 
     def sync(sem, scope) -> tuple[bool, bool]:  # (acquires, releases): a CTA-scope atomic orders no two programs
         if scope == scope_ir.CTA:
             return False, False
         return sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.ACQUIRE), sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.RELEASE)
 
-    def create_masked_load(self, ptrs, mask, *args, **kwargs):
-        return load(self, ptrs, checked(ptrs, mask, "load"), *args, **kwargs)
+    def create_masked_load(self, ptrs, mask, *args, **kwargs):  # (other, cache_policy, is_volatile)
+        volatile = kwargs.get("is_volatile", args[2] if len(args) > 2 else False)
+        kind = "volatile_load" if volatile else "load"  # ld.volatile: strong, meets atomics (round 33)
+        return load(self, ptrs, checked(ptrs, mask, kind, sync=(False, False), fence=False), *args, **kwargs)
 
-    def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
+    def unchanged_by(self, ptrs, value, mask):
         def unchanged():  # per stored lane, in the order `check_bounds` keeps them: the value already there
             on = boolean(mask)
             held = load(self, ptrs, on, None, None, False).data
             same = np.broadcast_to(held == np.asarray(value.data), np.shape(ptrs.data)).ravel()
             return same if on is None else same[_on(on.data, ptrs.data)]
+        return unchanged
 
-        on = checked(ptrs, mask, "store", unchanged)
+    def create_masked_store(self, ptrs, value, mask, *args, **kwargs):
+        on = checked(ptrs, mask, "store", unchanged_by(self, ptrs, value, mask))
         _one_value_per_address(ptrs.data, value.data, None if on is None else on.data)
         return store(self, ptrs, value, on, *args, **kwargs)
 
@@ -222,7 +232,7 @@ def install() -> None:
         return rmw(self, op, ptr, val, mask, sem, scope)
 
     def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
-        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope))
+        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope), fence=fenced(sem))
         addr = np.asarray(ptr.data)
         perm = lane_permutation(addr.size) if np.unique(addr).size < addr.size else None
         if perm is None:
@@ -238,14 +248,32 @@ def install() -> None:
         return handle(back.reshape(addr.shape), old.dtype.scalar)
 
     def create_atomic_cas(self, ptr, cmp, val, sem, scope):
-        check_bounds(ptr.data, None, size(ptr), kind="atomic", sync=sync(sem, scope))
-        return cas(self, ptr, cmp, val, sem, scope)
+        check_bounds(ptr.data, None, size(ptr), kind="atomic", sync=sync(sem, scope), fence=fenced(sem))
+        addr = np.asarray(ptr.data)
+        perm = lane_permutation(addr.size) if np.unique(addr).size < addr.size else None
+        if perm is None:
+            return cas(self, ptr, cmp, val, sem, scope)
+
+        def lanes(h):  # lanes racing for one address are served in the permuted order (round 33, as for rmw)
+            return handle(np.broadcast_to(np.asarray(h.data), addr.shape).reshape(-1)[perm], h.dtype.scalar)
+
+        old = cas(self, lanes(ptr), lanes(cmp), lanes(val), sem, scope)
+        back = np.empty_like(np.asarray(old.data))
+        back[perm] = np.asarray(old.data)
+        return handle(back.reshape(addr.shape), old.dtype.scalar)
 
     def create_atomic_load(self, ptr, mask, sem, scope):  # natively a plain load: noted as the atomic it is
-        return load(self, ptr, checked(ptr, mask, "atomic_load", sync=sync(sem, scope)), None, None, True)
+        return load(self, ptr, checked(ptr, mask, "atomic_load", sync=sync(sem, scope), fence=fenced(sem)), None,
+                    None, True)
 
     def create_atomic_store(self, ptr, val, mask, sem, scope):
-        return store(self, ptr, val, checked(ptr, mask, "atomic_store", sync=sync(sem, scope)), None)
+        # like a plain store: a store over another lane's store, or two lanes of it with different values to one
+        # address, is a Race (round 33: the interpreter let the last lane win); a scalar one is no barrier unless
+        # it releases (sm_90: bar.sync before the release fence)
+        on = checked(ptr, mask, "atomic_store", unchanged_by(self, ptr, val, mask), sync(sem, scope),
+                     fence=sem in (sem_ir.RELEASE, sem_ir.ACQUIRE_RELEASE))
+        _one_value_per_address(ptr.data, val.data, None if on is None else on.data)
+        return store(self, ptr, val, on, None)
 
     def program() -> int:
         b = interp.interpreter_builder

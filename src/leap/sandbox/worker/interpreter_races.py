@@ -126,7 +126,7 @@ class Writers:
 
     def note(self, addr: np.ndarray, span: np.ndarray, starts: np.ndarray, ends: np.ndarray, kind: str,
              program: int, unchanged=None, itemsize: int = 1, acquire: bool = True, release: bool = True,
-             lanes: np.ndarray | None = None) -> None:
+             lanes: np.ndarray | None = None, fence: bool = True) -> None:
         """Record ``kind`` by ``program`` on the ``itemsize`` bytes at each of ``addr`` (in the spans ``span``
         index): "load", "store", "atomic" (a read-modify-write), "atomic_load" or "atomic_store"; an atomic's
         ``acquire``/``release`` follow its ``sem`` and ``scope``. Raise `Race` where another program's write was not
@@ -134,7 +134,10 @@ class Writers:
         value already there: programs writing the same value are no race. ``lanes``: each address's position in
         its block (a scalar store or atomic is lane 0: one thread on a GPU; a scalar load is `EVERY_LANE`). A scalar
         atomic ends as a barrier for the program (Triton broadcasts its result to the program's threads through a
-        barrier)."""
+        barrier) unless ``fence`` is off: a relaxed scalar atomic whose result is unused is a bare ``red``/``st``
+        with no ``bar.sync`` (round 33), so it orders nothing between the program's lanes. ``kind`` "volatile_load"
+        (``tl.load(..., volatile=True)``: ``ld.volatile``, a strong relaxed load in PTX) meets atomics like a relaxed
+        atomic load and is every lane's when scalar (round 33: a test-and-test-and-set spin on a flag)."""
         if itemsize > 1:  # every byte of each element
             addr = (addr[:, None] + np.arange(itemsize, dtype=np.uint64)).ravel()
             span = np.repeat(span, itemsize)
@@ -142,7 +145,7 @@ class Writers:
             if unchanged is not None:
                 per_lane = unchanged
                 unchanged = lambda: np.repeat(np.asarray(per_lane(), dtype=bool), itemsize)  # noqa: E731
-        atomic = kind.startswith("atomic")
+        atomic = kind.startswith("atomic") or kind == "volatile_load"
         writes = kind in ("store", "atomic", "atomic_store")
         reads = not kind.endswith("store")
         acquire &= atomic and reads
@@ -168,10 +171,10 @@ class Writers:
             own = (prev == program) | (prev == -3 - program)
             if reads and lanes is not None:  # loads and atomics
                 self._lanes(own, when, self.lane[start][off], lanes[sel], program)
-            if kind == "store" and lanes is not None:
+            if kind in ("store", "atomic_store") and lanes is not None:
                 self._lanes(own, when, self.lane[start][off], lanes[sel], program,
                             None if unchanged is None else unchanged()[sel])
-            if atomic:
+            if atomic and kind != "volatile_load":  # a volatile load of a plain store: the load rule below
                 self._plain_first(start, off, prev, when, program, before)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
@@ -179,12 +182,12 @@ class Writers:
                 bad &= prev > UNWRITTEN  # atomics meet atomics
             if bad.any():
                 bad[bad] = self._unseen(owner[bad], when[bad], program)
-            if kind == "store" and bad.any() and unchanged is not None:
+            if kind in ("store", "atomic_store") and bad.any() and unchanged is not None:
                 bad &= ~unchanged()[sel]
             if bad.any():
                 other = int(prev[bad][0])
                 who = f"an atomic of program {-3 - other}" if other <= -3 else f"program {other}"
-                what = "reads" if kind in ("load", "atomic_load") else "writes over"
+                what = "reads" if kind in ("load", "atomic_load", "volatile_load") else "writes over"
                 raise Race(f"program {program} of a launch {what} memory that {who} of the same launch wrote, with "
                            "nothing ordering the two (an atomic released after the write and acquired before the "
                            "access): on a GPU the programs run at the same time, so the result depends on their "
@@ -198,7 +201,8 @@ class Writers:
                     self.lane[start][off] = lanes[sel]
             if release:
                 self._release(start, off, program, now)
-        if atomic and lanes is not None and lanes.size and not lanes.any() and np.unique(addr).size <= itemsize:
+        if (fence and atomic and kind != "volatile_load" and lanes is not None and lanes.size and not lanes.any()
+                and np.unique(addr).size <= itemsize):
             self.at_barrier(program)  # a scalar atomic (one address, lane 0)
 
     def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int,
