@@ -67,3 +67,4 @@ def test_a_programs_own_plain_store_then_its_atomics_is_no_race():
     w.note(*acc, STARTS, ENDS, "store", 3, itemsize=4, lanes=_lanes(0))
     w.note(*acc, STARTS, ENDS, "atomic", 3, itemsize=4, lanes=_lanes(0))
     w.note(*acc, STARTS, ENDS, "atomic", 3, itemsize=4, lanes=_lanes(0))
+    assert (w.shadow[0][:4] == -3 - 3).all() and (w.plain[0][0][:4] == 3).all()  # the store kept under the atomics

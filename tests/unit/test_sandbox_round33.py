@@ -65,3 +65,23 @@ def test_an_atomic_store_over_another_lanes_store_needs_a_barrier_or_the_same_va
         w.note(*at, STARTS, ENDS, "atomic_store", 0, lambda: np.zeros(2, bool), itemsize=4, lanes=_lanes(0, 1))
     w.at_barrier(0)
     w.note(*at, STARTS, ENDS, "atomic_store", 0, lambda: np.zeros(2, bool), itemsize=4, lanes=_lanes(1, 0))
+
+
+def test_what_every_thread_stored_reads_back_without_a_barrier():
+    """A store of one value by every thread to one address (`ALL_LANES`): each thread reads its own store back;
+    a store of another value over it from one lane is still a race."""
+    from leap.sandbox.worker.interpreter_races import ALL_LANES, EVERY_LANE
+
+    starts, ends = np.array([0], dtype=np.uint64), np.array([64], dtype=np.uint64)
+    at, span = np.array([8], dtype=np.uint64), np.zeros(1, dtype=np.int64)
+    w = Writers()
+    w.note(at, span, starts, ends, "store", 0, itemsize=4, lanes=np.array([ALL_LANES], dtype=np.int32))
+    w.note(at, span, starts, ends, "load", 0, itemsize=4, lanes=np.array([EVERY_LANE], dtype=np.int32))
+    w.note(at, span, starts, ends, "load", 0, itemsize=4, lanes=np.array([5], dtype=np.int32))
+    with pytest.raises(Race, match="stores over"):
+        w.note(at, span, starts, ends, "store", 0, lambda: np.array([False]), itemsize=4,
+               lanes=np.array([0], dtype=np.int32))
+    every = np.array([ALL_LANES], dtype=np.int32)
+    w.note(at, span, starts, ends, "store", 0, lambda: np.array([True]), itemsize=4, lanes=every)  # same value
+    with pytest.raises(Race, match="stores over"):  # a lagging warp's earlier store may land after it
+        w.note(at, span, starts, ends, "store", 0, lambda: np.array([False]), itemsize=4, lanes=every)

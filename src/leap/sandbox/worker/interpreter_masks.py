@@ -16,12 +16,22 @@ unmasked lanes, inside the storage of one of the launch's tensor arguments; anyt
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from leap.sandbox.worker.interpreter_bf16 import patch_once
-from leap.sandbox.worker.interpreter_races import EVERY_LANE, Race, Writers, grid_index, lane_permutation
+from leap.sandbox.worker.interpreter_races import (
+    ALL_LANES,
+    EVERY_LANE,
+    Race,
+    Writers,
+    grid_index,
+    lane_permutation,
+)
 
 _RANGES: list = [None]  # the running launch's `_Launch` (its tensor arguments)
+_WARPS: list = [4]  # the running launch's num_warps (read when its `_Launch` is made)
 
 
 class OutOfBounds(RuntimeError):
@@ -59,8 +69,9 @@ class _Launch:
     """A launch's tensor arguments; their ranges are re-read when a storage moved or shrank since (a grid
     function or pre-run hook that ``resize_``-s an argument frees its old memory: red-team round 26)."""
 
-    def __init__(self, args, program=None):
+    def __init__(self, args, program=None, threads: int = 128):
         self.tensors = _tensors(args)
+        self.threads = threads  # 32 x the launch's num_warps
         self.key: tuple | None = None
         self.cached = None
         self.program = program  # () -> the running program's index in the grid
@@ -108,8 +119,11 @@ def check_bounds(ptrs, mask, itemsize: int, ranges=None, kind: str = "", unchang
         raise OutOfBounds(f"a kernel accessed address {bad:#x}, outside every tensor argument of its launch (on a GPU: "
                           "an illegal memory access); mask the out-of-range lanes")
     if kind and launch is not None and launch.program is not None:
-        if np.size(ptrs) == 1:  # a scalar store or atomic: one thread's (lane 0); a scalar load: every thread's
-            lanes = np.full(addr.size, EVERY_LANE if kind in ("load", "volatile_load") else 0, dtype=np.int32)
+        n, loads = np.size(ptrs), kind in ("load", "volatile_load")
+        if n == 1:  # a scalar store or atomic: one thread's (lane 0); a scalar load: every thread's
+            lanes = np.full(addr.size, EVERY_LANE if loads else 0, dtype=np.int32)
+        elif kind.endswith("store") and addr.size == n >= launch.threads and (addr == addr[0]).all():
+            lanes = np.full(addr.size, ALL_LANES, dtype=np.int32)  # every thread stores to one address
         elif lanes is None:
             lanes = np.arange(addr.size, dtype=np.int32)
         launch.writers.note(addr, at, starts, ends, kind, launch.program(), unchanged, itemsize, *sync, lanes=lanes,
@@ -200,8 +214,14 @@ def install() -> None:
             return False, False
         return sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.ACQUIRE), sem in (sem_ir.ACQUIRE_RELEASE, sem_ir.RELEASE)
 
-    def create_masked_load(self, ptrs, mask, *args, **kwargs):  # (other, cache_policy, is_volatile)
-        volatile = kwargs.get("is_volatile", args[2] if len(args) > 2 else False)
+    # where the builder's load takes ``is_volatile`` among the arguments after (self, ptrs, mask), by name: Triton
+    # versions differ in what comes before it (3.9: other, cache_policy, is_volatile)
+    load_args = list(inspect.signature(load).parameters)[3:]
+    at_volatile = load_args.index("is_volatile") if "is_volatile" in load_args else None
+
+    def create_masked_load(self, ptrs, mask, *args, **kwargs):
+        volatile = kwargs.get("is_volatile", args[at_volatile] if at_volatile is not None and len(args) > at_volatile
+                              else False)
         kind = "volatile_load" if volatile else "load"  # ld.volatile: strong, meets atomics (round 33)
         return load(self, ptrs, checked(ptrs, mask, kind, sync=(False, False), fence=False), *args, **kwargs)
 
@@ -285,15 +305,17 @@ def install() -> None:
 
     def _init_args_hst(self, args_dev, kwargs):
         args_hst, kwargs_hst = init_args(self, args_dev, kwargs)
-        _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())], program)
+        _RANGES[0] = _Launch([list(args_hst), list(kwargs_hst.values())], program, 32 * _WARPS[0])
         return args_hst, kwargs_hst
 
     def __call__(self, *args, **kwargs):
-        outer = _RANGES[0]
+        outer, warps = _RANGES[0], _WARPS[0]
+        w = kwargs.get("num_warps")
+        _WARPS[0] = int(w) if isinstance(w, int) and w > 0 else 4  # Triton's default
         try:
             return call(self, *args, **kwargs)
         finally:
-            _RANGES[0] = outer
+            _RANGES[0], _WARPS[0] = outer, warps
 
     builder.create_masked_load, builder.create_masked_store = create_masked_load, create_masked_store
     builder.create_atomic_rmw, builder.create_atomic_cas = create_atomic_rmw, create_atomic_cas

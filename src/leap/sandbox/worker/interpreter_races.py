@@ -12,8 +12,9 @@ that address after the release (vector clocks, transitive; round 30: only writes
 ``sem="relaxed"`` or ``scope="cta"`` atomics order nothing). Atomics may meet atomics. Within a program, a plain
 load of bytes the program stored since its last ``tl.debug_barrier`` from another lane (position in the block) is
 a race too: on a GPU those lanes are other threads (round 30); so is a store over such bytes with another value, and
-a scalar load is every thread's (round 32). An atomic must have acquired another program's plain store to the bytes
-it updates before it, not through its own acquire (round 32: a ticket-0 program zeroing the accumulator). Bytes, not
+a scalar load is every thread's (round 32), a store of one value by every thread to one address is every thread's
+(round 33). An atomic must have acquired another program's plain store to the bytes it updates before it, not through
+its own acquire (round 32: a ticket-0 program zeroing the accumulator). Bytes, not
 elements: a wide store read back in narrower pieces (an int64 written, its upper int32 read) is seen too.
 
 What one serial order cannot show (a program reading what another overwrites later, carries through atomics
@@ -32,6 +33,7 @@ import numpy as np
 
 UNWRITTEN = -1  # a byte no program of the launch wrote; -3 - p: written by program p's atomic
 EVERY_LANE = -1  # the lane of a scalar load: every thread of the program runs it on a GPU (round 32)
+ALL_LANES = -2  # stored by every thread of the program (one block, at least one element a thread, one address)
 _ORDER: list = [None]  # the running forward's program order (`program_order`), read by the patched grid index
 _PERMS: dict = {}  # (n, what) -> the current order of n programs or lanes (cleared when the order changes)
 
@@ -210,13 +212,16 @@ class Writers:
         """Raise `Race` where ``program`` reads, in another lane, a byte it wrote since its last barrier; with
         ``kept`` (a store: per byte, whether it writes the value already there), where it stores over such a byte
         a different value (round 32: which of the two stores lands last is not defined on a GPU)."""
-        bad = own & (when > self.barrier.get(program, 0)) & (stored_by != lanes)
-        if kept is not None:
-            bad &= ~kept
+        since = own & (when > self.barrier.get(program, 0))
+        bad = since & (stored_by != lanes)
+        if kept is not None:  # every thread's earlier store of another value: a lagging warp's may land after this
+            bad = (bad | (since & (stored_by == ALL_LANES))) & ~kept
             if bad.any():
                 raise Race(f"program {program} stores over memory that another lane of the same program stored, with "
                            "no tl.debug_barrier between: on a GPU the lanes are other threads, so either store may "
                            "land last (a race within a program)")
+            return
+        bad &= stored_by != ALL_LANES  # a read of what every thread stored: each reads its own store (same value)
         if bad.any():
             raise Race(f"program {program} reads memory that another lane of the same program wrote, with no "
                        "tl.debug_barrier between: on a GPU the lanes are other threads, so the load may not see the "
