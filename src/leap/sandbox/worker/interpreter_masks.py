@@ -251,36 +251,30 @@ def install() -> None:
             return handle(np.asarray(old.data).view(data.dtype), val.dtype)
         return rmw(self, op, ptr, val, mask, sem, scope)
 
-    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
-        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope), fence=fenced(sem))
+    def in_lane_order(atomic, ptr, *operands):
+        """``atomic(ptr, *operands)`` with the lanes sharing an address served in the permuted order
+        (`lane_permutation`; rmw since round 31, cas since round 33); the old values come back in lane order."""
         addr = np.asarray(ptr.data)
         perm = lane_permutation(addr.size) if np.unique(addr).size < addr.size else None
         if perm is None:
-            return native_rmw(self, op, ptr, val, mask, sem, scope)
+            return atomic(ptr, *operands)
 
-        def lanes(h):  # the lanes sharing an address are served in the permuted order (`lane_permutation`)
+        def lanes(h):
             return None if h is None else handle(np.broadcast_to(np.asarray(h.data), addr.shape).reshape(-1)[perm],
                                                  h.dtype.scalar)
 
-        old = native_rmw(self, op, lanes(ptr), lanes(val), lanes(mask), sem, scope)
+        old = atomic(lanes(ptr), *map(lanes, operands))
         back = np.empty_like(np.asarray(old.data))
         back[perm] = np.asarray(old.data)
         return handle(back.reshape(addr.shape), old.dtype.scalar)
+
+    def create_atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        mask = checked(ptr, mask, "atomic", sync=sync(sem, scope), fence=fenced(sem))
+        return in_lane_order(lambda p, v, m: native_rmw(self, op, p, v, m, sem, scope), ptr, val, mask)
 
     def create_atomic_cas(self, ptr, cmp, val, sem, scope):
         check_bounds(ptr.data, None, size(ptr), kind="atomic", sync=sync(sem, scope), fence=fenced(sem))
-        addr = np.asarray(ptr.data)
-        perm = lane_permutation(addr.size) if np.unique(addr).size < addr.size else None
-        if perm is None:
-            return cas(self, ptr, cmp, val, sem, scope)
-
-        def lanes(h):  # lanes racing for one address are served in the permuted order (round 33, as for rmw)
-            return handle(np.broadcast_to(np.asarray(h.data), addr.shape).reshape(-1)[perm], h.dtype.scalar)
-
-        old = cas(self, lanes(ptr), lanes(cmp), lanes(val), sem, scope)
-        back = np.empty_like(np.asarray(old.data))
-        back[perm] = np.asarray(old.data)
-        return handle(back.reshape(addr.shape), old.dtype.scalar)
+        return in_lane_order(lambda p, c, v: cas(self, p, c, v, sem, scope), ptr, cmp, val)
 
     def create_atomic_load(self, ptr, mask, sem, scope):  # natively a plain load: noted as the atomic it is
         return load(self, ptr, checked(ptr, mask, "atomic_load", sync=sync(sem, scope), fence=fenced(sem)), None,

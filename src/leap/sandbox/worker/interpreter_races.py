@@ -147,7 +147,8 @@ class Writers:
             if unchanged is not None:
                 per_lane = unchanged
                 unchanged = lambda: np.repeat(np.asarray(per_lane(), dtype=bool), itemsize)  # noqa: E731
-        atomic = kind.startswith("atomic") or kind == "volatile_load"
+        atomic = kind.startswith("atomic")
+        meets_atomics = atomic or kind == "volatile_load"  # ld.volatile is strong: it may read an atomic's write
         writes = kind in ("store", "atomic", "atomic_store")
         reads = not kind.endswith("store")
         acquire &= atomic and reads
@@ -159,8 +160,9 @@ class Writers:
         for i in np.unique(span):
             start, sel = int(starts[i]), span == i
             off = (addr[sel] - np.uint64(start)).astype(np.int64)
-            before = dict(self.acquired.get(program, {})) if atomic else None
+            before = None  # what the program had acquired before this access (None: unchanged by it)
             if acquire:
+                before = dict(self.acquired.get(program, {}))
                 self._acquire(start, off, program)
             shadow = self.shadow.get(start)
             if shadow is None:
@@ -176,11 +178,11 @@ class Writers:
             if kind in ("store", "atomic_store") and lanes is not None:
                 self._lanes(own, when, self.lane[start][off], lanes[sel], program,
                             None if unchanged is None else unchanged()[sel])
-            if atomic and kind != "volatile_load":  # a volatile load of a plain store: the load rule below
+            if atomic:
                 self._plain_first(start, off, prev, when, program, before)
             owner = np.where(prev <= -3, -3 - prev, prev)
             bad = (owner != UNWRITTEN) & (owner != program)
-            if atomic:
+            if meets_atomics:
                 bad &= prev > UNWRITTEN  # atomics meet atomics
             if bad.any():
                 bad[bad] = self._unseen(owner[bad], when[bad], program)
@@ -203,8 +205,7 @@ class Writers:
                     self.lane[start][off] = lanes[sel]
             if release:
                 self._release(start, off, program, now)
-        if (fence and atomic and kind != "volatile_load" and lanes is not None and lanes.size and not lanes.any()
-                and np.unique(addr).size <= itemsize):
+        if fence and atomic and lanes is not None and lanes.size and not lanes.any() and np.unique(addr).size <= itemsize:
             self.at_barrier(program)  # a scalar atomic (one address, lane 0)
 
     def _lanes(self, own: np.ndarray, when: np.ndarray, stored_by: np.ndarray, lanes: np.ndarray, program: int,
@@ -239,7 +240,7 @@ class Writers:
     def _plain_first(self, start: int, off: np.ndarray, prev: np.ndarray, when: np.ndarray, program: int,
                      before: dict | None) -> None:
         """Raise `Race` where an atomic of ``program`` updates bytes whose last plain store was another program's and
-        was not acquired *before* this atomic (``before``). Serially the store always comes first; on a GPU the
+        was not acquired *before* this atomic (``before``; None: the atomic acquired nothing, the current state). Serially the store always comes first; on a GPU the
         atomic may land before it and be wiped (round 32: the program drawing ticket 0 zeroes the accumulator the
         others add into). An acquire by this very atomic does not order the store before it."""
         writer, at = prev.copy(), when.copy()
@@ -249,7 +250,7 @@ class Writers:
             writer[over], at[over] = kept[0][off][over], kept[1][off][over]
         bad = (writer >= 0) & (writer != program)
         if bad.any():
-            bad[bad] = self._unseen(writer[bad], at[bad], program, before or {})
+            bad[bad] = self._unseen(writer[bad], at[bad], program, before)
         if bad.any():
             raise Race(f"an atomic of program {program} updates memory that program {int(writer[bad][0])} of the same "
                        "launch stored with a plain store, with nothing ordering that store before the atomic (an "
